@@ -1,0 +1,7 @@
+//! The protoflow engine: recipes, plans, execution, tools and evidence.
+//!
+//! The engine is mechanism only. It never knows the terminal (no clap, colours,
+//! prompts or exit codes) and never knows a flow's or a role's name: those live in
+//! `recipes/` and `roles/` as data.
+
+pub mod policy;
