@@ -4,4 +4,8 @@
 //! prompts or exit codes) and never knows a flow's or a role's name: those live in
 //! `recipes/` and `roles/` as data.
 
+pub mod evidence;
 pub mod policy;
+pub mod recipe;
+pub mod role;
+pub mod tools;

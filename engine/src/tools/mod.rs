@@ -1,0 +1,16 @@
+//! Tools: every effect protoflow has on the world goes through here.
+//!
+//! This module owns the catalog of tool names (what recipe validation checks
+//! against), the `Tool` trait (prepare -> execute, leaving a receipt) and the tool
+//! families. Tools never reach back into the executor, and never decide authority:
+//! the policy layer approves a prepared call before it executes.
+
+mod catalog;
+mod context;
+mod error;
+mod tool;
+
+pub use catalog::{Effect, ToolSpec, catalog, lookup};
+pub use context::ToolContext;
+pub use error::ToolError;
+pub use tool::{PreparedCall, Preview, Tool, ToolOutput};
