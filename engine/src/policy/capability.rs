@@ -6,7 +6,9 @@ use serde::{Deserialize, Serialize};
 /// What a tool call needs to be allowed to do.
 ///
 /// Serialized with dotted names (`workspace.read`) so that role files read naturally.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 pub enum Capability {
     /// Read files, list directories and search inside the project root.
     #[serde(rename = "workspace.read")]
