@@ -313,10 +313,12 @@ impl StreamAssembler for AnthropicStream {
                 }
             }
             "message_delta" => {
-                if let Some(reason) = data.get("delta").and_then(|d| d.get("stop_reason")) {
-                    if !reason.is_null() {
-                        self.stop_reason = Some(stop_reason(reason));
-                    }
+                if let Some(reason) = data
+                    .get("delta")
+                    .and_then(|d| d.get("stop_reason"))
+                    .filter(|r| !r.is_null())
+                {
+                    self.stop_reason = Some(stop_reason(reason));
                 }
                 if let Some(usage) = data.get("usage") {
                     add_usage(self.usage.get_or_insert_with(Usage::default), usage);

@@ -221,11 +221,14 @@ pub fn resolve_with_config(
     build_named(&name, &builtin, model_override, env, &config_path)
 }
 
+/// A configured provider's name and its description, or why it cannot be built.
+pub type ConfiguredProvider = (String, Result<ProviderDescription, LlmError>);
+
 /// The providers `protoflow doctor` should report: each configured name with its
 /// description, or the error that resolving it gives. Keys are never included.
 pub fn describe_configured(
     env: &impl Fn(&str) -> Option<String>,
-) -> Result<Vec<(String, Result<ProviderDescription, LlmError>)>, LlmError> {
+) -> Result<Vec<ConfiguredProvider>, LlmError> {
     let env: &dyn Fn(&str) -> Option<String> = env;
     let config = match config_file(env) {
         Some(path) => UserConfig::load(&path)?,

@@ -36,8 +36,8 @@ mod sse;
 pub use action::{Action, JsonActionProvider, action_instructions, parse_action};
 pub use anthropic::ANTHROPIC_VERSION;
 pub use config::{
-    ProviderConfig, ProviderKind, UserConfig, build_http_provider, config_dir, config_file,
-    describe_configured, ollama_base_url, resolve_provider, resolve_with_config,
+    ConfiguredProvider, ProviderConfig, ProviderKind, UserConfig, build_http_provider, config_dir,
+    config_file, describe_configured, ollama_base_url, resolve_provider, resolve_with_config,
 };
 pub use error::LlmError;
 pub use http::HttpSettings;

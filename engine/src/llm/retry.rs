@@ -58,7 +58,7 @@ fn header_number(headers: &HeaderMap, name: &str) -> Option<f64> {
         .trim()
         .parse::<f64>()
         .ok()?;
-    (value.is_finite() && value >= 0.0 && value < 86_400.0 * 365.0).then_some(value)
+    (0.0..86_400.0 * 365.0).contains(&value).then_some(value)
 }
 
 #[cfg(test)]
