@@ -14,10 +14,9 @@
 //! double unless asked by `scripted:FILE`. Keys are read from the environment variable
 //! a provider names (`api_key_env`), never from the file, and never shown.
 //!
-//! The file is read as JSON (which is also valid YAML). A `config.yaml` written in
-//! block YAML syntax is rejected with a clear error until the project's YAML loader is
-//! wired in: [`UserConfig::from_value`] takes any `serde_json::Value`, so a YAML
-//! loader only has to produce one.
+//! `config.yaml` / `config.yml` are read as YAML (serde-saphyr), `config.json` as
+//! JSON. [`UserConfig::from_value`] takes any `serde_json::Value`, so another loader
+//! (e.g. one with source spans) only has to produce one.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -125,13 +124,20 @@ impl UserConfig {
             path: label.clone(),
             message: format!("cannot read: {e}"),
         })?;
-        let value: Value = serde_json::from_str(&text).map_err(|e| LlmError::Config {
+        let value = read_document(path, &text).map_err(|message| LlmError::Config {
             path: label.clone(),
-            message: format!(
-                "not readable as JSON ({e}); this build reads the provider config in JSON syntax (valid YAML too)"
-            ),
+            message,
         })?;
         Self::from_value(&label, value)
+    }
+}
+
+/// Parses a YAML or JSON document (by extension: `.json` is JSON, anything else YAML).
+pub(crate) fn read_document(path: &Path, text: &str) -> Result<Value, String> {
+    if path.extension().is_some_and(|e| e == "json") {
+        serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))
+    } else {
+        serde_saphyr::from_str(text).map_err(|e| format!("invalid YAML: {e}"))
     }
 }
 

@@ -5,6 +5,21 @@
 //! This module owns the mechanics of a call. It must never know a wire format's
 //! fields (the `Wire` implementations do) and never put a key anywhere but a
 //! sensitive request header.
+//!
+//! Failure classification (one place, here):
+//! - retried (with backoff, or the server's `Retry-After` / `retry-after-ms` when it
+//!   is at most `RetryPolicy::max_retry_after`): HTTP 429, HTTP 5xx, connection
+//!   failures, connection resets (while sending or while reading the body), timeouts;
+//! - never retried: any other 4xx, an answer that arrived complete (however
+//!   malformed its tool arguments), an answer the wire decoder cannot read, an
+//!   `error` event inside a 200 stream, and a stream that ended cleanly without its
+//!   final event (`TruncatedStream`: the server chose to stop, replaying it is not
+//!   this layer's call);
+//! - after the retries of a model are exhausted by retryable failures, the next
+//!   fallback model is tried; a non-retryable failure ends the call at once.
+//!
+//! Every attempt is reported to the `AttemptObserver` as it ends and listed in the
+//! response, so the caller can charge all of them to the run budget.
 
 use std::sync::Once;
 use std::time::{Duration, Instant};

@@ -5,7 +5,7 @@
 //! It owns replay only; it must never call a network or pretend to be a model in
 //! `describe()` (it says `test_double: true`).
 //!
-//! # File format (JSON)
+//! # File format (YAML or JSON; shown as JSON)
 //!
 //! ```json
 //! {
@@ -47,6 +47,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::config::read_document;
 use super::error::LlmError;
 use super::http::Wire;
 use super::message::{
@@ -86,10 +87,9 @@ pub struct ScriptedCall {
 }
 
 #[derive(Deserialize)]
-#[serde(untagged)]
-enum ScriptFile {
-    Turns(Vec<ScriptedTurn>),
-    Object { turns: Vec<ScriptedTurn> },
+#[serde(deny_unknown_fields)]
+struct ScriptFile {
+    turns: Vec<ScriptedTurn>,
 }
 
 /// Replays scripted turns. A test and evaluation double, never a default.
@@ -101,24 +101,42 @@ pub struct ScriptedProvider {
 }
 
 impl ScriptedProvider {
-    /// Reads a script file (JSON, format in the module docs).
+    /// Reads a script file: JSON when it ends in `.json`, else YAML (format in the
+    /// module docs).
     pub fn from_file(path: &std::path::Path) -> Result<Self, LlmError> {
         let label = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| LlmError::Script {
             path: label.clone(),
             message: format!("cannot read the script: {e}"),
         })?;
-        Self::from_json_str(&label, &text)
+        let value = read_document(path, &text).map_err(|message| LlmError::Script {
+            path: label.clone(),
+            message,
+        })?;
+        Self::from_value(&label, value)
     }
 
-    /// Parses a script; `label` names it in errors.
+    /// Parses a JSON script; `label` names it in errors.
     pub fn from_json_str(label: &str, text: &str) -> Result<Self, LlmError> {
-        let file: ScriptFile = serde_json::from_str(text).map_err(|e| LlmError::Script {
+        let value = serde_json::from_str(text).map_err(|e| LlmError::Script {
+            path: label.to_string(),
+            message: format!("invalid JSON: {e}"),
+        })?;
+        Self::from_value(label, value)
+    }
+
+    /// Reads a script from a parsed document; `label` names it in errors.
+    pub fn from_value(label: &str, value: Value) -> Result<Self, LlmError> {
+        let invalid = |e: serde_json::Error| LlmError::Script {
             path: label.to_string(),
             message: format!("invalid script: {e}"),
-        })?;
-        let turns = match file {
-            ScriptFile::Turns(turns) | ScriptFile::Object { turns } => turns,
+        };
+        let turns = if value.is_array() {
+            serde_json::from_value::<Vec<ScriptedTurn>>(value).map_err(invalid)?
+        } else {
+            serde_json::from_value::<ScriptFile>(value)
+                .map_err(invalid)?
+                .turns
         };
         Ok(Self::from_turns(label, turns))
     }

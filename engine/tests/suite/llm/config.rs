@@ -202,21 +202,25 @@ fn a_key_written_in_the_config_file_is_refused_without_echoing_it() {
 }
 
 #[test]
-fn an_unreadable_config_file_is_an_error_not_ignored() {
+fn a_yaml_config_file_is_read_and_an_invalid_one_is_an_error_not_ignored() {
     let xdg = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(xdg.path().join("protoflow")).unwrap();
+    let dir = xdg.path().join("protoflow");
+    std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
-        xdg.path().join("protoflow/config.yaml"),
-        "providers:\n  local: {kind: openai}\n",
+        dir.join("config.yaml"),
+        "# my providers\ndefault_provider: box\nproviders:\n  box:\n    kind: openai\n    base_url: http://127.0.0.1:8000/v1\n    model: coder-7b\n    native_tools: false\n",
     )
     .unwrap();
     let xdg_text = xdg.path().display().to_string();
-    let error = resolve(
-        None,
-        None,
-        &env(&[("XDG_CONFIG_HOME", &xdg_text), ("OPENAI_API_KEY", "k")]),
-    )
-    .unwrap_err();
+    let vars = env(&[("XDG_CONFIG_HOME", &xdg_text), ("OPENAI_API_KEY", "k")]);
+    let described = resolve(None, None, &vars).unwrap().describe();
+    assert_eq!(described.name, "box");
+    assert_eq!(described.model, "coder-7b");
+    assert!(!described.native_tools);
+
+    std::fs::write(dir.join("config.yaml"), "providers:\n  box: [unclosed\n").unwrap();
+    let error = resolve(None, None, &vars).unwrap_err();
     assert!(matches!(error, LlmError::Config { .. }), "{error:?}");
-    assert!(error.to_string().contains("config.yaml"));
+    assert!(error.to_string().contains("config.yaml"), "{error}");
+    assert!(error.to_string().contains("invalid YAML"), "{error}");
 }
