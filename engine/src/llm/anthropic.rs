@@ -370,3 +370,42 @@ impl StreamAssembler for AnthropicStream {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn failed_tool_results_are_flagged_and_invalid_arguments_stay_visible() {
+        let messages = vec![
+            Message::Assistant {
+                text: "Trying.".into(),
+                tool_calls: vec![ToolCall {
+                    id: "t1".into(),
+                    name: "run".into(),
+                    arguments: ToolArguments::parse("{oops"),
+                }],
+            },
+            Message::ToolResult {
+                call_id: "t1".into(),
+                name: "run".into(),
+                content: "invalid arguments".into(),
+                is_error: true,
+            },
+            Message::assistant(""),
+        ];
+        assert_eq!(
+            Value::Array(encode_messages(&messages)),
+            json!([
+                {"role": "assistant", "content": [
+                    {"type": "text", "text": "Trying."},
+                    {"type": "tool_use", "id": "t1", "name": "run", "input": {"invalid_json": "{oops"}}
+                ]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "t1", "content": "invalid arguments", "is_error": true}
+                ]}
+            ])
+        );
+    }
+}
