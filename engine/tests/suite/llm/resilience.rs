@@ -222,3 +222,31 @@ async fn cancellation_stops_a_call_in_flight() {
         .unwrap_err();
     assert!(matches!(error, LlmError::Cancelled), "{error:?}");
 }
+
+#[tokio::test]
+async fn an_https_base_url_goes_through_rustls_and_a_failed_handshake_is_a_transport_error() {
+    // This listener answers the TLS handshake with plain text and closes: the
+    // handshake must fail cleanly (no panic from a missing crypto provider, no
+    // plaintext fallback).
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        use tokio::io::AsyncWriteExt;
+        if let Ok((mut socket, _)) = listener.accept().await {
+            let _ = socket.write_all(b"HTTP/1.1 200 OK\r\n\r\nnot tls").await;
+        }
+    });
+    let mut settings = HttpSettings::new("tls", format!("https://{address}/v1"), "m");
+    settings.retry.max_retries = 0;
+    let provider = build_http_provider(ProviderKind::Openai, settings, true).unwrap();
+    let error = provider
+        .complete(&request(), CancellationToken::new())
+        .await
+        .unwrap_err();
+    match &error {
+        LlmError::Exhausted { last, .. } => {
+            assert!(matches!(**last, LlmError::Transport { .. }), "{last:?}")
+        }
+        other => panic!("expected a transport failure, got {other:?}"),
+    }
+}
