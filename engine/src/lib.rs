@@ -6,7 +6,9 @@
 
 pub mod evidence;
 pub mod graph;
+pub mod llm;
 pub mod policy;
 pub mod recipe;
 pub mod role;
 pub mod tools;
+
