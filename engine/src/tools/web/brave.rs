@@ -60,6 +60,22 @@ impl BraveBackend {
     }
 }
 
+impl BraveBackend {
+    /// Removes the key from an error's text, should a server have echoed it back.
+    fn redact(&self, err: WebError) -> WebError {
+        let key = self.key.expose_secret();
+        match err {
+            WebError::SearchFailed { backend, reason } if !key.is_empty() => {
+                WebError::SearchFailed {
+                    backend,
+                    reason: reason.replace(key, "[redacted]"),
+                }
+            }
+            other => other,
+        }
+    }
+}
+
 #[async_trait]
 impl SearchBackend for BraveBackend {
     fn describe(&self) -> Result<String, WebError> {
@@ -90,7 +106,9 @@ impl SearchBackend for BraveBackend {
             .get(url)
             .header(ACCEPT, "application/json")
             .header("X-Subscription-Token", token);
-        let answer = get_json(request, NAME, ANSWER_CAP).await?;
+        let answer = get_json(request, NAME, ANSWER_CAP)
+            .await
+            .map_err(|err| self.redact(err))?;
         parse_answer(&answer, count)
     }
 }

@@ -123,7 +123,7 @@ pub enum WebError {
         reason: String,
     },
     /// The whole fetch took longer than its time limit.
-    #[error("fetching `{url}` took longer than {seconds} s")]
+    #[error("fetching `{url}` took longer than {limit}")]
     #[diagnostic(
         code(protoflow::tools::web::timed_out),
         help("the server is slow or unreachable; try again later or another source")
@@ -131,8 +131,8 @@ pub enum WebError {
     TimedOut {
         /// The URL first requested.
         url: String,
-        /// The limit, in seconds.
-        seconds: u64,
+        /// The limit, as `20s` or `300ms`.
+        limit: String,
     },
     /// The call was canceled.
     #[error("the fetch of `{url}` was canceled")]

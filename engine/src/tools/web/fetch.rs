@@ -135,12 +135,10 @@ impl Fetcher {
         tokio::select! {
             () = cancel.cancelled() => Err(WebError::Canceled { url: shown }),
             outcome = tokio::time::timeout(self.config.timeout, self.follow(start)) => {
-                outcome.unwrap_or_else(|_| {
-                    Err(WebError::TimedOut {
-                        url: shown,
-                        seconds: self.config.timeout.as_secs(),
-                    })
-                })
+                outcome.unwrap_or(Err(WebError::TimedOut {
+                    url: shown,
+                    limit: format!("{:?}", self.config.timeout),
+                }))
             }
         }
     }

@@ -91,13 +91,21 @@ impl EnvSearchBackend {
         }
     }
 
-    /// Reads `vars` instead of the process environment (tests), and sends Brave
-    /// requests to `brave_endpoint` when given.
-    pub fn from_vars(vars: BTreeMap<String, String>, brave_endpoint: Option<Url>) -> Self {
+    /// Reads variables through `read` at each call instead of the process
+    /// environment (tests), and sends Brave requests to `brave_endpoint` when given.
+    pub fn with_reader(read: EnvReader, brave_endpoint: Option<Url>) -> Self {
         EnvSearchBackend {
-            read: Arc::new(move |name| vars.get(name).cloned()),
+            read,
             brave_endpoint,
         }
+    }
+
+    /// Reads the fixed `vars` instead of the process environment (tests).
+    pub fn from_vars(vars: BTreeMap<String, String>, brave_endpoint: Option<Url>) -> Self {
+        EnvSearchBackend::with_reader(
+            Arc::new(move |name| vars.get(name).cloned()),
+            brave_endpoint,
+        )
     }
 
     fn choose(&self) -> Result<Chosen, WebError> {

@@ -1,0 +1,3 @@
+//! Integration test areas.
+
+mod web;
