@@ -9,6 +9,7 @@ mod catalog;
 mod context;
 mod error;
 mod tool;
+pub mod web;
 
 pub use catalog::{Effect, ToolSpec, catalog, lookup};
 pub use context::ToolContext;

@@ -1,1 +1,4 @@
+//! Integration test areas, one module per area.
+
 mod llm;
+mod web;
