@@ -1,0 +1,3 @@
+//! The engine integration test binary: one binary, one module per area under suite/.
+
+mod suite;

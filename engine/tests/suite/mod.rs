@@ -1,0 +1,3 @@
+//! Engine integration tests, one module per area.
+
+mod checks;
