@@ -209,7 +209,7 @@ pub fn parse_project_config_json(path: &Path, text: &str) -> Result<ProjectConfi
             column,
             message,
             src: NamedSource::new(path.display().to_string(), text.to_string()),
-            span: SourceSpan::from((offset_of(text, line, column), 0)),
+            span: error_span(text, offset_of(text, line, column)),
         }))
     };
     let mut deserializer = serde_json::Deserializer::from_str(text);
@@ -246,6 +246,17 @@ fn offset_of(text: &str, line: usize, column: usize) -> usize {
         offset += content.len();
     }
     text.len()
+}
+
+/// serde_json points at the last character of a bad token: for a quoted key or string
+/// (e.g. an unknown field) label the whole quoted text, else the single position.
+fn error_span(text: &str, offset: usize) -> SourceSpan {
+    if text.as_bytes().get(offset) == Some(&b'"')
+        && let Some(start) = text[..offset].rfind('"')
+    {
+        return SourceSpan::from((start, offset + 1 - start));
+    }
+    SourceSpan::from((offset, 0))
 }
 
 /// Checks the rules serde cannot express: ids, argv, cwd, env names, path patterns.

@@ -98,17 +98,6 @@ impl Inventory {
             .is_ok()
     }
 
-    /// Files whose last path segment satisfies `predicate`.
-    pub(crate) fn files_named<'a>(
-        &'a self,
-        predicate: impl Fn(&str) -> bool + 'a,
-    ) -> impl Iterator<Item = &'a str> + 'a {
-        self.files.iter().map(String::as_str).filter(move |path| {
-            let name = path.rsplit('/').next().unwrap_or(path);
-            predicate(name)
-        })
-    }
-
     /// The files matching `set`, at most `limit` of them, and whether more matched (or the
     /// walk itself was truncated).
     pub(crate) fn matching(&self, set: &GlobSet, limit: usize) -> (Vec<String>, bool) {

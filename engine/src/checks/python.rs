@@ -43,7 +43,20 @@ const MARKERS: &[&str] = &[
 ];
 
 pub(crate) fn detect(root: &Path, inventory: &Inventory, findings: &mut Findings) {
-    let py_files = inventory.files_named(|name| name.ends_with(".py")).count();
+    let (own, foreign) = own_python_files(inventory);
+    if !foreign.is_empty() {
+        findings.notes.push(format!(
+            "Python files under fixture directories or nested projects are not this project's tests: {}",
+            foreign.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    let named = |predicate: fn(&str) -> bool| -> Vec<&str> {
+        own.iter()
+            .copied()
+            .filter(|path| predicate(path.rsplit('/').next().unwrap_or(path)))
+            .collect()
+    };
+    let py_files = own.len();
     let requirements: Vec<&str> = inventory
         .files
         .iter()
@@ -60,13 +73,10 @@ pub(crate) fn detect(root: &Path, inventory: &Inventory, findings: &mut Findings
         return;
     }
 
-    let signals = pytest_signals(root, inventory, &requirements, findings);
-    let unittest_files: Vec<&str> = inventory
-        .files_named(|name| name.starts_with("test") && name.ends_with(".py"))
-        .collect();
-    let suffix_files: Vec<&str> = inventory
-        .files_named(|name| name.ends_with("_test.py") && !name.starts_with("test"))
-        .collect();
+    let conftest = named(|name| name == "conftest.py");
+    let signals = pytest_signals(root, inventory, &requirements, conftest.first(), findings);
+    let unittest_files = named(|name| name.starts_with("test"));
+    let suffix_files = named(|name| name.ends_with("_test.py") && !name.starts_with("test"));
     let env = vec![("PYTHONDONTWRITEBYTECODE".to_string(), "1".to_string())];
     let patterns: Vec<String> = PATTERNS.iter().map(|p| p.to_string()).collect();
 
@@ -177,6 +187,7 @@ fn pytest_signals(
     root: &Path,
     inventory: &Inventory,
     requirements: &[&str],
+    conftest: Option<&&str>,
     findings: &mut Findings,
 ) -> Vec<String> {
     let mut signals = Vec::new();
@@ -214,7 +225,7 @@ fn pytest_signals(
     {
         signals.push("tox.ini has [pytest]".to_string());
     }
-    if let Some(conftest) = inventory.files_named(|name| name == "conftest.py").next() {
+    if let Some(conftest) = conftest {
         signals.push(format!("{conftest} exists"));
     }
     for file in requirements {
@@ -225,6 +236,57 @@ fn pytest_signals(
         }
     }
     signals
+}
+
+/// Directory names holding test data rather than the project's own tests.
+const FIXTURE_DIRS: &[&str] = &[
+    "fixtures",
+    "__fixtures__",
+    "testdata",
+    "test_data",
+    "test-data",
+];
+
+/// Files that make a subdirectory a project of its own.
+const NESTED_PROJECT_MARKERS: &[&str] = &[
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "requirements.txt",
+    "package.json",
+    "Cargo.toml",
+];
+
+/// The project's own `.py` files, and (separately, for a note) the directories holding
+/// `.py` files that belong to fixtures or nested projects.
+fn own_python_files(inventory: &Inventory) -> (Vec<&str>, Vec<String>) {
+    let nested: std::collections::HashSet<&str> = inventory
+        .files
+        .iter()
+        .filter_map(|path| path.rsplit_once('/'))
+        .filter(|(_, name)| NESTED_PROJECT_MARKERS.contains(name))
+        .map(|(dir, _)| dir)
+        .collect();
+    let mut own = Vec::new();
+    let mut foreign = std::collections::BTreeSet::new();
+    for path in inventory.files.iter().filter(|p| p.ends_with(".py")) {
+        let mut dir = path.as_str();
+        let mut excluded_at = None;
+        while let Some((parent, _)) = dir.rsplit_once('/') {
+            let name = parent.rsplit('/').next().unwrap_or(parent);
+            if nested.contains(parent) || FIXTURE_DIRS.contains(&name) {
+                excluded_at = Some(parent);
+            }
+            dir = parent;
+        }
+        match excluded_at {
+            Some(outermost) => {
+                foreign.insert(format!("{outermost}/"));
+            }
+            None => own.push(path.as_str()),
+        }
+    }
+    (own, foreign.into_iter().collect())
 }
 
 fn read_text(

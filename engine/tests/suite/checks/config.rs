@@ -119,7 +119,10 @@ fn an_unknown_field_is_an_error_with_its_location() {
     assert!(text.contains("project.json:3:24"), "{text}");
     assert!(text.contains("expected one of `id`, `argv`"), "{text}");
     // The label covers the offending key.
-    let label = miette::Diagnostic::labels(parse.as_ref()).unwrap().next().unwrap();
+    let label = miette::Diagnostic::labels(parse.as_ref())
+        .unwrap()
+        .next()
+        .unwrap();
     assert_eq!(label.offset(), 32);
     assert_eq!(label.len(), "\"comand\"".len());
 

@@ -289,3 +289,33 @@ fn a_missing_project_root_is_an_error() {
     let err = resolve_err(&dir.path().join("nope"));
     assert!(matches!(err, ChecksError::ProjectRoot { .. }), "{err}");
 }
+
+#[test]
+fn python_files_in_fixture_directories_or_nested_projects_are_not_the_projects_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "Cargo.toml", "[package]\nname = \"host\"\n");
+    write(dir.path(), "src/lib.rs", "");
+    write(dir.path(), "tests/fixtures/py/conftest.py", "");
+    write(dir.path(), "tests/fixtures/py/tests/test_x.py", "");
+    write(
+        dir.path(),
+        "tools/gen/pyproject.toml",
+        "[tool.pytest.ini_options]\n",
+    );
+    write(dir.path(), "tools/gen/test_gen.py", "");
+    let discovery = resolve(dir.path());
+    assert_eq!(ids(&discovery), ["cargo:test"]);
+    let note = discovery
+        .notes
+        .iter()
+        .find(|n| n.contains("not this project's tests"))
+        .unwrap();
+    assert!(
+        note.contains("tests/fixtures/") && note.contains("tools/gen/"),
+        "{note}"
+    );
+
+    // The same test file at the project's own tests/ is found.
+    write(dir.path(), "tests/test_host.py", "");
+    assert_eq!(ids(&resolve(dir.path())), ["cargo:test", "python:unittest"]);
+}
