@@ -30,7 +30,12 @@ pub fn run(project: &Path, json: bool) -> miette::Result<()> {
 pub fn render(discovery: &Discovery) -> String {
     let mut out = String::new();
     let origin = match &discovery.config_file {
-        Some(file) if discovery.checks.iter().any(|c| c.source.label() == "configured") => {
+        Some(file)
+            if discovery
+                .checks
+                .iter()
+                .any(|c| c.source.label() == "configured") =>
+        {
             format!("configured in {file}")
         }
         _ => "discovered".to_string(),
@@ -117,5 +122,48 @@ fn wire_name<T: serde::Serialize>(value: &T) -> String {
     match serde_json::to_value(value) {
         Ok(serde_json::Value::String(name)) => name,
         _ => "?".to_string(),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_that_need_quoting_are_quoted() {
+        let argv = ["npm", "run", "--silent", "test", "a b", "it's", ""].map(String::from);
+        assert_eq!(
+            shell_words(&argv),
+            r"npm run --silent test 'a b' 'it'\''s' ''"
+        );
+    }
+
+    #[test]
+    fn the_listing_shows_checks_reasons_and_skipped_candidates() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("package.json"),
+            r#"{"scripts": {"test": "echo \"Error: no test specified\" && exit 1", "lint": "eslint ."}}"#,
+        )
+        .unwrap();
+        let discovery = resolve_checks(dir.path(), &DiscoverOptions::default()).unwrap();
+        let text = render(&discovery);
+        assert!(text.contains("(discovered): 1\n"), "{text}");
+        assert!(text.contains("npm:lint [discovered]\n"), "{text}");
+        assert!(text.contains("  argv:   npm run --silent lint\n"), "{text}");
+        assert!(text.contains("  kind:   npm (lint)\n"), "{text}");
+        assert!(
+            text.contains("  source: discovered: package.json script \"lint\": eslint .\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  depends on: 1 file(s) matching package.json,"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Skipped:\n  npm:test: package.json \"test\" is npm's placeholder"),
+            "{text}"
+        );
     }
 }

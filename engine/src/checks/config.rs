@@ -82,6 +82,12 @@ pub struct CheckConfig {
     pub purpose: Option<CheckPurpose>,
 }
 
+/// The JSON Schema (draft 2020-12) of `.protoflow/project.json`, for publishing as
+/// `schemas/project.schema.json`.
+pub fn project_config_schema() -> schemars::Schema {
+    schemars::schema_for!(ProjectConfig)
+}
+
 fn default_cwd() -> String {
     ".".to_string()
 }

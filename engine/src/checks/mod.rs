@@ -20,7 +20,7 @@ mod test_count;
 
 pub use config::{
     CONFIG_SIZE_LIMIT, CheckConfig, LoadedConfig, PROJECT_CONFIG_FILES, ProjectConfig, YamlLoader,
-    load_project_config, parse_project_config_json, validate_project_config,
+    load_project_config, parse_project_config_json, project_config_schema, validate_project_config,
 };
 pub use discover::{DiscoverOptions, Discovery, SkippedCandidate, discover_checks, resolve_checks};
 pub use error::{ChecksError, ConfigParseError};

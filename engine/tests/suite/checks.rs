@@ -15,7 +15,7 @@ use std::process::Command;
 use protoflow_engine::checks::{
     CheckKind, CheckOutput, CheckPurpose, CheckSource, ChecksError, DEPENDENCY_FILE_LIMIT,
     DiscoverOptions, Discovery, ProjectConfig, count_tests_executed, discover_checks,
-    parse_project_config_json, resolve_checks,
+    parse_project_config_json, project_config_schema, resolve_checks,
 };
 
 fn fixture(name: &str) -> PathBuf {
