@@ -1,3 +1,7 @@
+<<<<<<< HEAD
 //! The engine's integration tests: one binary, one module per area under `suite/`.
+=======
+//! The engine integration test binary: one binary, one module per area under suite/.
+>>>>>>> checks
 
 mod suite;

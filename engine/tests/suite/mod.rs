@@ -1,4 +1,7 @@
 //! Integration test areas, one module per area.
+//! Engine integration tests, one module per area.
 
 mod llm;
 mod web;
+
+mod checks;
