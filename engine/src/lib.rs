@@ -5,6 +5,7 @@
 //! `recipes/` and `roles/` as data.
 
 pub mod evidence;
+pub mod findings;
 pub mod graph;
 pub mod policy;
 pub mod recipe;
