@@ -93,6 +93,8 @@ struct RenderArgs {
 /// or the [`ReportInput`] fields (`findings`, `verdicts`, `coverage`, `rejected`,
 /// `suppressed`, `dropped_ungrounded` — a merge outcome plus verdicts and coverage),
 /// "base_url"?, "head_sha"?, "title"?, "max_chars"?, "fail_on"?}` →
+/// (`coverage` should be the merge outcome's entries *plus* the executor's, e.g. a
+/// finder step that failed or timed out; per source the worst status wins)
 /// `{"format", "content" (a string for Markdown, an object otherwise), "verdict",
 /// "complete", "over_threshold" (when `fail_on` is given)}`.
 pub fn render_report_json(args: &Value) -> Result<Value, FindingsError> {

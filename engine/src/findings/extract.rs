@@ -133,6 +133,7 @@ fn closing_of(bytes: &[u8], start: usize) -> Option<usize> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

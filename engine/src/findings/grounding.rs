@@ -320,6 +320,7 @@ fn strip_wrapping(evidence: &str) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

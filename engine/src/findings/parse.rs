@@ -446,8 +446,8 @@ fn category_of(raw: &str, options: &ParseOptions) -> Result<Category, String> {
         "crossfile" => "cross-file".to_owned(),
         _ => name,
     };
-    let allowed = Category::KNOWN.contains(&name.as_str())
-        || options.extra_categories.iter().any(|c| *c == name);
+    let allowed =
+        Category::KNOWN.contains(&name.as_str()) || options.extra_categories.contains(&name);
     match Category::new(&name) {
         Some(category) if allowed => Ok(category),
         _ => {
@@ -520,6 +520,7 @@ fn floor_char_boundary(text: &str, mut at: usize) -> usize {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -53,6 +53,7 @@ pub fn claim_similarity(a: &str, b: &str) -> f64 {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

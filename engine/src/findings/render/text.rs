@@ -52,6 +52,7 @@ pub(crate) fn encode_path(path: &str) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

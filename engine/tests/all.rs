@@ -1,0 +1,3 @@
+//! The engine's integration test suite: one binary, one module per area.
+
+mod suite;

@@ -1,0 +1,3 @@
+//! Integration tests by area.
+
+mod findings;
