@@ -24,7 +24,7 @@
 use std::cmp::Reverse;
 
 use super::model::{Finding, Grounding, Verdict};
-use super::similarity::claim_similarity;
+use super::similarity::{claim_similarity, claim_tokens, jaccard};
 
 pub use super::similarity::DEFAULT_CLAIM_SIMILARITY;
 
@@ -44,10 +44,15 @@ pub fn lines_overlap(a: &Finding, b: &Finding) -> bool {
 /// Merges duplicates; the result is deterministic and sorted.
 pub fn dedup(findings: Vec<Finding>, threshold: f64) -> Vec<Finding> {
     let n = findings.len();
+    let tokens: Vec<_> = findings.iter().map(|f| claim_tokens(&f.claim)).collect();
     let mut parent: Vec<usize> = (0..n).collect();
     for i in 0..n {
         for j in (i + 1)..n {
-            if same_problem(&findings[i], &findings[j], threshold) {
+            let (a, b) = (&findings[i], &findings[j]);
+            if a.file == b.file
+                && lines_overlap(a, b)
+                && jaccard(&tokens[i], &tokens[j]) >= threshold
+            {
                 let (ri, rj) = (root(&mut parent, i), root(&mut parent, j));
                 if ri != rj {
                     parent[ri.max(rj)] = ri.min(rj);

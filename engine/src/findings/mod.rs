@@ -35,5 +35,5 @@ pub use parse::{ParseOptions, ParsedFindings, map_severity, parse_findings, pars
 pub use prior::{PriorFinding, Suppressed, apply_prior, read_prior};
 pub use render::{Format, RenderOptions, render, render_markdown, render_sarif};
 pub use report::{Report, ReportInput, VerdictUpdate, apply_verdicts, build_report};
-pub use schema::{finding_schema, findings_schema, report_schema};
+pub use schema::{finding_schema, findings_schema, report_schema, verdict_schema};
 pub use verdict::{FailOn, MergeVerdict, exceeds_threshold, gates, merge_verdict};

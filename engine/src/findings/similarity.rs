@@ -43,12 +43,16 @@ pub fn normalized_claim(claim: &str) -> String {
 
 /// Jaccard similarity of two claims' token sets, in `[0, 1]` (two empty claims: 1).
 pub fn claim_similarity(a: &str, b: &str) -> f64 {
-    let (a, b) = (claim_tokens(a), claim_tokens(b));
-    let union = a.union(&b).count();
+    jaccard(&claim_tokens(a), &claim_tokens(b))
+}
+
+/// Jaccard similarity of two token sets (two empty sets: 1).
+pub fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+    let union = a.union(b).count();
     if union == 0 {
         return 1.0;
     }
-    let shared = a.intersection(&b).count();
+    let shared = a.intersection(b).count();
     shared as f64 / union as f64
 }
 

@@ -70,3 +70,12 @@ fn an_empty_report_validates_against_the_report_schema() {
     let report = serde_json::to_value(build_report(ReportInput::default())).unwrap();
     assert_eq!(errors(&report_schema(), &report), Vec::<String>::new());
 }
+
+#[test]
+fn a_verification_result_validates_against_the_verdict_schema() {
+    let schema = protoflow_engine::findings::verdict_schema();
+    let good = serde_json::json!({"id": "0123456789ab", "verdict": "refuted", "note": "the caller checks"});
+    assert_eq!(errors(&schema, &good), Vec::<String>::new());
+    let bad = serde_json::json!({"id": "0123456789ab", "verdict": "probably"});
+    assert!(!errors(&schema, &bad).is_empty());
+}
