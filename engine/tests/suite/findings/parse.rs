@@ -269,3 +269,27 @@ fn sources_from_the_item_and_the_options_are_merged() {
     let parsed = parse_findings(&format!("[{item}]"), &opts());
     assert_eq!(parsed.findings[0].sources, vec!["correctness", "security"]);
 }
+
+#[test]
+fn every_truncation_of_a_messy_output_is_accounted_for() {
+    let text = format!(
+        "Thoughts: it's a `[weird]` diff {{ unbalanced.\n```rust\nlet v = vec![1];\n```\n```json\n[{ONE},\n{}]\n```\nAlso {{'file': 'x.rs', 'claim': 'dup', 'severity': 'low', 'category': 'tests', 'evidence': 'é ü ✓'}}\n",
+        TWO.replace("blocker", "Critical")
+    );
+    let boundaries: Vec<usize> = text
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain([text.len()])
+        .collect();
+    for end in boundaries {
+        let parsed = parse_findings(&text[..end], &opts());
+        // Never silent: findings, reported rejections, or an explicit (empty) candidate.
+        assert!(
+            !parsed.findings.is_empty()
+                || !parsed.rejected.is_empty()
+                || parsed.candidates_seen > 0,
+            "prefix of {end} bytes vanished"
+        );
+    }
+    assert_eq!(parse_findings(&text, &opts()).findings.len(), 2);
+}
