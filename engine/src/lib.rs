@@ -6,6 +6,7 @@
 
 pub mod checks;
 pub mod evidence;
+pub mod findings;
 pub mod graph;
 pub mod llm;
 pub mod policy;
