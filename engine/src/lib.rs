@@ -13,4 +13,3 @@ pub mod policy;
 pub mod recipe;
 pub mod role;
 pub mod tools;
-
