@@ -10,6 +10,8 @@ mod catalog;
 mod context;
 mod error;
 pub mod fs;
+pub mod git;
+pub mod process;
 mod tool;
 
 pub use catalog::{Effect, ToolSpec, catalog, lookup};
