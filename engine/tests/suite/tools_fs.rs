@@ -434,7 +434,7 @@ async fn search_honours_gitignore_outside_git_filters_files_and_skips_binaries()
     p.write("src/lib.rs", "fn needle() {}\n");
     p.write("src/notes.md", "needle in docs\n");
     p.write("ignored/x.rs", "fn needle() {}\n");
-    p.write("data.bin", b"needle\0\x01\x02".to_vec());
+    p.write("data.bin", b"needle\0\x01\x02");
     let all = call(&SearchRegex, &p.ctx, json!({"pattern": "needle"}))
         .await
         .unwrap();
