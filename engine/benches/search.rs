@@ -32,7 +32,7 @@ fn generate(root: &Path, files: usize, lines: usize) -> usize {
         std::fs::create_dir_all(&dir).unwrap();
         let mut text = String::with_capacity(lines * 48);
         for l in 0..lines {
-            if (i * lines + l) % 997 == 0 {
+            if (i * lines + l).is_multiple_of(997) {
                 hits += 1;
                 let _ = writeln!(text, "pub fn needle_{l}() -> u32 {{ {i} }}");
             } else {
