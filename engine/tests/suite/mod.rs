@@ -3,4 +3,10 @@
 mod checks;
 mod findings;
 mod llm;
+mod tools_common;
+mod tools_fs;
+mod tools_git;
+mod tools_invoke;
+mod tools_process;
+mod tools_undo;
 mod web;
