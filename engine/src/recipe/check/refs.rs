@@ -19,6 +19,9 @@ pub(super) struct Scope<'s> {
     pub item_var: Option<&'s str>,
     /// Whether the step may read its own result (`loop.when`).
     pub allow_self: bool,
+    /// Loop steps whose body contains this step: their previous round's result is
+    /// readable (from the second round on; guard with `is defined`).
+    pub loops: &'s [usize],
 }
 
 /// Checks one template or expression at `ptr`.
@@ -99,7 +102,7 @@ fn check_reference(ctx: &mut Ctx<'_>, g: &StepGraph, reference: &str, ptr: &str,
             let ok = if k == i {
                 scope.allow_self
             } else {
-                g.is_upstream(k, i)
+                g.is_upstream(k, i) || scope.loops.contains(&k)
             };
             if !ok {
                 let me = &doc.steps[i].id;
@@ -314,6 +317,7 @@ pub(super) fn check_outputs(ctx: &mut Ctx<'_>, g: &StepGraph) {
                 step: None,
                 item_var: None,
                 allow_self: false,
+                loops: &[],
             },
         );
     }

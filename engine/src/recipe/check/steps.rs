@@ -36,7 +36,22 @@ pub(super) fn check_steps(
 ) -> Vec<Step> {
     let doc = ctx.doc;
     let mut out = Vec::new();
+    // Loop bodies: a loop on L back to T re-runs T and every step between T and L.
+    let loop_edges: Vec<(usize, usize)> = doc
+        .steps
+        .iter()
+        .enumerate()
+        .filter_map(|(l, s)| {
+            let to = g.index.get(&s.back_edge.as_ref()?.to)?;
+            Some((l, *to))
+        })
+        .collect();
     for (i, s) in doc.steps.iter().enumerate() {
+        let loops: Vec<usize> = loop_edges
+            .iter()
+            .filter(|(l, t)| *l != i && (*t == i || (g.is_upstream(*t, i) && g.is_upstream(i, *l))))
+            .map(|(l, _)| *l)
+            .collect();
         let ptr = format!("/steps/{i}");
         let phase = s.phase.unwrap_or_default();
         let kind = step_kind(ctx, s, i, &ptr, phase, roles, loader);
@@ -65,6 +80,7 @@ pub(super) fn check_steps(
             step: Some(i),
             item_var: s.foreach.as_ref().map(|_| item_var.as_str()),
             allow_self: false,
+            loops: &loops,
         };
         if let Some(p) = &s.prompt {
             check_template(
