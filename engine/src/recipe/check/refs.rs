@@ -170,6 +170,21 @@ pub(super) fn check_foreach(ctx: &mut Ctx<'_>, g: &StepGraph, i: usize, expr: &s
     let doc = ctx.doc;
     let help = "write `foreach: steps.<id>.output.<field>` naming an array in that step's `output.schema` (or an input of type array), with the step in `needs`";
     let Some(path) = plain_path(expr) else {
+        if let Err(e) = references(expr, TemplateKind::Expression) {
+            let detail = e
+                .detail()
+                .map(str::to_string)
+                .unwrap_or_else(|| e.to_string());
+            ctx.at(
+                Diagnostic::new(
+                    "recipe::template-syntax",
+                    format!("invalid expression: {detail}"),
+                )
+                .with_label("does not parse"),
+                ptr,
+            );
+            return;
+        }
         ctx.at(
             Diagnostic::new(
                 "recipe::foreach-source",

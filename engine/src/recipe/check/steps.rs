@@ -107,17 +107,6 @@ pub(super) fn check_steps(
         }
         let foreach = s.foreach.as_ref().map(|expr| {
             let fptr = format!("{ptr}/foreach");
-            check_template(
-                ctx,
-                g,
-                expr,
-                TemplateKind::Expression,
-                &fptr,
-                Scope {
-                    item_var: None,
-                    ..scope
-                },
-            );
             check_foreach(ctx, g, i, expr, &fptr);
             Foreach {
                 expr: expr.clone(),

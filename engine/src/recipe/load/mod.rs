@@ -205,8 +205,11 @@ impl<'o> Loader<'o> {
             .map
             .main()
             .unwrap_or_else(|| Source::new("<recipe>", ""));
-        let document: RecipeDocument =
-            to_typed(&merged.value, |ptr| merged.map.key(ptr), &fallback)?;
+        let document: RecipeDocument = to_typed(
+            &merged.value,
+            |ptr, exact| merged.map.key_exact(ptr, exact),
+            &fallback,
+        )?;
         check_recipe(document, &merged.map, origin, base_dir, self).map(Arc::new)
     }
 

@@ -1,0 +1,8 @@
+//! The recipe and role language: loading, validation, plans, schemas, built-ins.
+
+mod builtins;
+mod helpers;
+mod loader;
+mod plan;
+mod schemas;
+mod validation;
