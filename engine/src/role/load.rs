@@ -135,13 +135,13 @@ pub(crate) fn unknown_tool(rule: &'static str, tool: &str) -> Diagnostic {
         format!("known tools: {}", names.join(", "))
     } else {
         format!(
-            "did you mean {}? (known tools: {})",
+            "did you mean {}? (`protoflow` knows {} tools, listed in docs/recipe-language.md)",
             close
                 .iter()
                 .map(|c| format!("`{c}`"))
                 .collect::<Vec<_>>()
                 .join(" or "),
-            names.join(", ")
+            names.len()
         )
     };
     Diagnostic::new(rule, format!("unknown tool `{tool}`"))

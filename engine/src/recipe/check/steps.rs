@@ -393,6 +393,7 @@ fn step_kind(
             }
             tools = narrowed;
         }
+        let mut writes = Vec::new();
         for t in &tools {
             let Some(spec) = tools::lookup(t) else {
                 continue;
@@ -406,19 +407,25 @@ fn step_kind(
                     );
                 }
             }
-            if spec.effect == Effect::Write && is_verify_like(phase) {
-                let p = if s.tools.is_some() {
-                    format!("{ptr}/tools")
-                } else {
-                    format!("{ptr}/phase")
-                };
-                write_in_verify(
-                    ctx,
-                    format!("role `{role_key}` brings the write tool `{t}`"),
-                    phase,
-                    &p,
-                );
+            if spec.effect == Effect::Write {
+                writes.push(format!("`{t}`"));
             }
+        }
+        if !writes.is_empty() && is_verify_like(phase) {
+            let p = if s.tools.is_some() {
+                format!("{ptr}/tools")
+            } else {
+                format!("{ptr}/phase")
+            };
+            let what = if writes.len() == 1 {
+                format!("role `{role_key}` brings the write tool {}", writes[0])
+            } else {
+                format!(
+                    "role `{role_key}` brings the write tools {}",
+                    writes.join(", ")
+                )
+            };
+            write_in_verify(ctx, what, phase, &p);
         }
         // Delegates.
         let mut delegates = Vec::new();
