@@ -10,6 +10,7 @@ fn recipes_lists_the_built_ins_with_their_inputs() {
         .stdout_contains("coding           builtin:recipes/coding.yaml")
         .stdout_contains("inputs: task: string (required)")
         .stdout_contains("verify")
+        .stdout_lacks("INVALID")
         .run();
 }
 
@@ -50,4 +51,23 @@ fn project_and_user_roles_shadow_the_built_ins() {
     assert_eq!(find("coder")["shadows"][0], "builtin:roles/coder.yaml");
     assert_eq!(find("helper")["layer"], "user");
     assert_eq!(find("architect")["layer"], "builtin");
+}
+
+#[test]
+fn the_user_config_directory_follows_xdg_config_home() {
+    let role = "apiVersion: protoflow/v1\nkind: tool-only\nname: checker\ntools: [run_check]\ncapabilities: {process.execute: allow}\n";
+    let t = Test::new().file("cfg/protoflow/roles/checker.yaml", role);
+    let cfg = t.path().join("cfg").display().to_string();
+    t.env("XDG_CONFIG_HOME", &cfg)
+        .args(["roles"])
+        .status(0)
+        .stdout_contains("checker              user     tool-only")
+        .run();
+    // Without it, the role is not found.
+    Test::new()
+        .file("cfg/protoflow/roles/checker.yaml", role)
+        .args(["roles"])
+        .status(0)
+        .stdout_lacks("checker")
+        .run();
 }

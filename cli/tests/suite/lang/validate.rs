@@ -90,7 +90,8 @@ fn project_roles_are_used_and_checked() {
 
 #[test]
 fn no_arguments_is_a_usage_error() {
-    Test::new().args(["validate"]).status(2).run();
+    let ran = Test::new().args(["validate"]).run();
+    assert_eq!(ran.status, 2, "{}", ran.stderr);
     Test::new().args(["frobnicate"]).status(2).run();
 }
 

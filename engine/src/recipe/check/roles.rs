@@ -109,23 +109,22 @@ fn apply_overrides(
     }
     // After narrowing, every remaining tool must still be allowed.
     for t in &role.tools {
-        if let Some(cap) = tools::lookup(t).and_then(|s| s.capability) {
-            if role.capabilities.get(&cap).copied().unwrap_or_default() == Decision::Deny
-                && rref.capabilities.contains_key(&cap)
-            {
-                ctx.at_key(
-                    Diagnostic::new(
-                        "recipe::tool-not-allowed",
-                        format!(
-                            "role `{key}` keeps tool `{t}` but its capability `{cap}` is now denied"
-                        ),
-                    )
-                    .with_help(format!(
-                        "also remove `{t}` with `tools:`, or do not deny `{cap}`"
-                    )),
-                    &format!("{ptr}/capabilities/{cap}"),
-                );
-            }
+        if let Some(cap) = tools::lookup(t).and_then(|s| s.capability)
+            && role.capabilities.get(&cap).copied().unwrap_or_default() == Decision::Deny
+            && rref.capabilities.contains_key(&cap)
+        {
+            ctx.at_key(
+                Diagnostic::new(
+                    "recipe::tool-not-allowed",
+                    format!(
+                        "role `{key}` keeps tool `{t}` but its capability `{cap}` is now denied"
+                    ),
+                )
+                .with_help(format!(
+                    "also remove `{t}` with `tools:`, or do not deny `{cap}`"
+                )),
+                &format!("{ptr}/capabilities/{cap}"),
+            );
         }
     }
     if let Some(p) = &rref.prompt {

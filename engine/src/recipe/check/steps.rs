@@ -398,14 +398,14 @@ fn step_kind(
             let Some(spec) = tools::lookup(t) else {
                 continue;
             };
-            if let Some(cap) = spec.capability {
-                if doc.capabilities.get(&cap) == Some(&Decision::Deny) {
-                    ctx.at(
+            if let Some(cap) = spec.capability
+                && doc.capabilities.get(&cap) == Some(&Decision::Deny)
+            {
+                ctx.at(
                         Diagnostic::new("recipe::tool-not-allowed", format!("step `{}` gets tool `{t}` from role `{role_key}`, but the recipe denies `{cap}`", s.id))
                             .with_help(format!("narrow the step's `tools` to leave `{t}` out, or allow `{cap}` in the recipe's `capabilities`")),
                         &aptr,
                     );
-                }
             }
             if spec.effect == Effect::Write {
                 writes.push(format!("`{t}`"));
@@ -460,20 +460,19 @@ fn step_kind(
                 }
                 continue;
             };
-            if is_verify_like(phase) {
-                if let Some(w) = target
+            if is_verify_like(phase)
+                && let Some(w) = target
                     .role
                     .tools
                     .iter()
                     .find(|t| tools::lookup(t).is_some_and(|sp| sp.effect == Effect::Write))
-                {
-                    write_in_verify(
-                        ctx,
-                        format!("delegate `{}` can write (tool `{w}`)", d.role),
-                        phase,
-                        &format!("{dptr}/role"),
-                    );
-                }
+            {
+                write_in_verify(
+                    ctx,
+                    format!("delegate `{}` can write (tool `{w}`)", d.role),
+                    phase,
+                    &format!("{dptr}/role"),
+                );
             }
             let tool = d.tool.clone().unwrap_or_else(|| d.role.replace('-', "_"));
             if tools.contains(&tool) || delegates.iter().any(|x: &Delegate| x.tool == tool) {
@@ -530,19 +529,19 @@ fn step_kind(
         if spec.effect == Effect::Write && is_verify_like(phase) {
             write_in_verify(ctx, format!("the write tool `{tool}`"), phase, &tptr);
         }
-        if let Some(cap) = spec.capability {
-            if doc.capabilities.get(&cap) == Some(&Decision::Deny) {
-                ctx.at(
-                    Diagnostic::new(
-                        "recipe::tool-not-allowed",
-                        format!("tool `{tool}` needs `{cap}`, which the recipe denies"),
-                    )
-                    .with_help(format!(
-                        "allow `{cap}` in the recipe's `capabilities`, or remove the step"
-                    )),
-                    &tptr,
-                );
-            }
+        if let Some(cap) = spec.capability
+            && doc.capabilities.get(&cap) == Some(&Decision::Deny)
+        {
+            ctx.at(
+                Diagnostic::new(
+                    "recipe::tool-not-allowed",
+                    format!("tool `{tool}` needs `{cap}`, which the recipe denies"),
+                )
+                .with_help(format!(
+                    "allow `{cap}` in the recipe's `capabilities`, or remove the step"
+                )),
+                &tptr,
+            );
         }
         return Some(StepKind::Tool {
             name: tool.clone(),
