@@ -11,7 +11,7 @@ use crate::recipe::diagnostic::Diagnostic;
 use crate::recipe::document::RoleRefDocument;
 use crate::recipe::load::{Loader, looks_like_path};
 use crate::recipe::validated::ResolvedRole;
-use crate::role::{LoadedRole, RoleLocation, load_role, unknown_tool};
+use crate::role::{LoadedRole, RoleLocation, load_role, template_syntax, unknown_tool};
 use crate::tools;
 
 pub(super) fn resolve_roles(
@@ -125,6 +125,17 @@ fn apply_overrides(
                 )),
                 &format!("{ptr}/capabilities/{cap}"),
             );
+        }
+    }
+    for (field, text) in [
+        ("prompt", &rref.prompt),
+        ("prompt_append", &rref.prompt_append),
+    ] {
+        if let Some(d) = text
+            .as_deref()
+            .and_then(|t| template_syntax("recipe::template-syntax", t))
+        {
+            ctx.at(d, &format!("{ptr}/{field}"));
         }
     }
     if let Some(p) = &rref.prompt {

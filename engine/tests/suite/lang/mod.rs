@@ -4,5 +4,6 @@ mod builtins;
 mod helpers;
 mod loader;
 mod plan;
+mod robustness;
 mod schemas;
 mod validation;
