@@ -100,3 +100,17 @@ fn a_closed_stdout_does_not_panic() {
     // `protoflow graph coding | head -1` style: the harness asserts no panic text.
     Test::new().args(["graph", "coding"]).status(0).run();
 }
+
+#[test]
+fn a_role_with_a_misspelled_kind_is_checked_as_a_role() {
+    Test::new()
+        .file(
+            "r.yaml",
+            "apiVersion: protoflow/v1\nkind: LLM\nname: r\nprompt: p\ntools: [read_file]\n",
+        )
+        .args(["validate", "r.yaml"])
+        .status(2)
+        .stderr_contains("schema::invalid-value")
+        .stderr_contains("\"llm\"")
+        .run();
+}
