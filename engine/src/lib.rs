@@ -5,8 +5,11 @@
 //! `recipes/` and `roles/` as data.
 
 pub mod builtins;
+pub mod checks;
 pub mod evidence;
+pub mod findings;
 pub mod graph;
+pub mod llm;
 pub mod policy;
 pub mod recipe;
 pub mod role;

@@ -1,4 +1,3 @@
-//! Engine integration tests: one binary, one module per area under `suite/`.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+//! The engine's integration tests: one binary, one module per area under `suite/`.
 
 mod suite;

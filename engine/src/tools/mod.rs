@@ -5,12 +5,23 @@
 //! families. Tools never reach back into the executor, and never decide authority:
 //! the policy layer approves a prepared call before it executes.
 
+pub mod args;
 mod catalog;
 mod context;
+mod echo;
 mod error;
+pub mod fs;
+pub mod git;
+mod invoke;
+pub mod process;
+mod registry;
 mod tool;
+pub mod web;
 
 pub use catalog::{Effect, ToolSpec, catalog, lookup};
 pub use context::ToolContext;
+pub use echo::Echo;
 pub use error::ToolError;
+pub use invoke::{Invocation, invoke, status_of};
+pub use registry::ToolRegistry;
 pub use tool::{PreparedCall, Preview, Tool, ToolOutput};

@@ -1,1 +1,13 @@
+//! Integration test areas, one module per area.
+
+mod checks;
+mod findings;
 mod lang;
+mod llm;
+mod tools_common;
+mod tools_fs;
+mod tools_git;
+mod tools_invoke;
+mod tools_process;
+mod tools_undo;
+mod web;

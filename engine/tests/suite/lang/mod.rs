@@ -1,4 +1,5 @@
 //! The recipe and role language: loading, validation, plans, schemas, built-ins.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod builtins;
 mod helpers;
