@@ -2,6 +2,7 @@
 
 mod checks;
 mod findings;
+mod lang;
 mod llm;
 mod tools_checks;
 mod tools_common;
