@@ -4,9 +4,11 @@
 //! prompts or exit codes) and never knows a flow's or a role's name: those live in
 //! `recipes/` and `roles/` as data.
 
+pub mod events;
 pub mod evidence;
 pub mod graph;
 pub mod policy;
 pub mod recipe;
 pub mod role;
+pub mod store;
 pub mod tools;
