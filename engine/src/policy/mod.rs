@@ -5,6 +5,8 @@
 
 mod capability;
 mod phase;
+mod redact;
 
 pub use capability::{Capability, Decision};
 pub use phase::Phase;
+pub use redact::Redactor;

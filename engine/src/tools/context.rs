@@ -2,10 +2,12 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::policy::Phase;
+use super::fs::CheckpointStore;
+use crate::policy::{Phase, Redactor};
 
 /// The environment of one tool call. Built by the executor per step; tools only read it.
 #[derive(Debug, Clone)]
@@ -25,10 +27,17 @@ pub struct ToolContext {
     pub output_bytes: usize,
     /// The base environment given to child processes (nothing else is inherited).
     pub process_env: BTreeMap<String, String>,
+    /// Where file writes record their preimage (for `protoflow undo`); `None`
+    /// writes without checkpoints.
+    pub checkpoints: Option<Arc<CheckpointStore>>,
+    /// Secrets to keep out of receipts and results (by default: the credential
+    /// variables of this process's environment).
+    pub redactor: Arc<Redactor>,
 }
 
 impl ToolContext {
-    /// A context for `root` with the engine's default limits and no environment.
+    /// A context for `root` with the engine's default limits, no environment, no
+    /// checkpoint store, and a redactor for this process's credential variables.
     pub fn new(root: PathBuf) -> Self {
         ToolContext {
             root,
@@ -38,6 +47,8 @@ impl ToolContext {
             read_chars: 8_192,
             output_bytes: 8 * 1024,
             process_env: BTreeMap::new(),
+            checkpoints: None,
+            redactor: Arc::new(Redactor::from_process_env()),
         }
     }
 }

@@ -5,9 +5,13 @@
 //! families. Tools never reach back into the executor, and never decide authority:
 //! the policy layer approves a prepared call before it executes.
 
+pub mod args;
 mod catalog;
 mod context;
 mod error;
+pub mod fs;
+pub mod git;
+pub mod process;
 mod tool;
 
 pub use catalog::{Effect, ToolSpec, catalog, lookup};
