@@ -38,10 +38,10 @@ impl Data {
 
     /// The same data plus a fan-out item variable and `index`.
     pub fn with_item(&self, var: &str, item: &Value, index: usize) -> Data {
-        let extra = JinjaValue::from_iter([
-            (var.to_string(), JinjaValue::from(Serde(item))),
-            ("index".to_string(), JinjaValue::from(index)),
-        ]);
+        let mut extra = std::collections::BTreeMap::new();
+        extra.insert(var.to_string(), JinjaValue::from(Serde(item)));
+        extra.insert("index".to_string(), JinjaValue::from(index));
+        let extra = JinjaValue::from(extra);
         Data(minijinja::value::merge_maps([extra, self.0.clone()]))
     }
 }

@@ -64,11 +64,18 @@ impl Outcome {
     }
 }
 
-/// The step's timeout: its own (or the engine default), narrowed by its wall time.
-pub(crate) fn step_timeout(step: &Step) -> Duration {
-    step.timeout
-        .unwrap_or(Duration::from_secs(bounds::STEP_TIMEOUT_SECS.default))
-        .min(step.limits.wall_time)
+/// The step's timeout: its own (or the engine default), narrowed by its own wall
+/// time when the step sets one below the run's (the run's wall time is the root
+/// budget's deadline, reported as budget exhaustion, not as a timeout).
+pub(crate) fn step_timeout(step: &Step, run_wall_time: Duration) -> Duration {
+    let timeout = step
+        .timeout
+        .unwrap_or(Duration::from_secs(bounds::STEP_TIMEOUT_SECS.default));
+    if step.limits.wall_time < run_wall_time {
+        timeout.min(step.limits.wall_time)
+    } else {
+        timeout
+    }
 }
 
 pub(crate) async fn run_instance(
@@ -115,7 +122,7 @@ pub(crate) async fn run_instance(
     running.attempts = spec.attempt;
     put(&ctx, step, &running, Some(started_at));
 
-    let timeout = step_timeout(step);
+    let timeout = step_timeout(step, plan.recipe.limits.wall_time);
     let budget = ctx.budget.narrow(&spec.key, &step.limits);
     let work = execute(&ctx, &plan, step, spec, budget, permit);
     tokio::pin!(work);
