@@ -137,11 +137,10 @@ async fn cancellation_in_the_middle_of_a_fan_out_stops_instances_and_records_can
     );
     for entry in std::fs::read_dir(project.root()).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
-        if name.starts_with("pid") {
-            assert!(
-                is_dead(read_pid(project.root().join(&name))),
-                "{name} still runs"
-            );
+        // A shell canceled between creating its pid file and writing it leaves it empty.
+        let text = std::fs::read_to_string(project.root().join(&name)).unwrap_or_default();
+        if name.starts_with("pid") && !text.trim().is_empty() {
+            assert!(is_dead(text.trim().parse().unwrap()), "{name} still runs");
         }
     }
 }
