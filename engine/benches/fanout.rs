@@ -11,9 +11,10 @@ use std::time::Instant;
 
 use indexmap::IndexMap;
 use protoflow_engine::graph::{
-    Executor, ExecutorConfig, LocalTools, Plan, PlanEdge, PlanNode, RunOptions, ToolCall,
+    Executor, ExecutorConfig, Plan, PlanEdge, PlanNode, RegistryTools, RunOptions, ToolCall,
     ToolInvoker,
 };
+use protoflow_engine::policy::{Authority, Phase};
 use protoflow_engine::recipe::document::RecipeDocument;
 use protoflow_engine::recipe::{Foreach, Limits, Origin, Recipe, Step, StepKind};
 use protoflow_engine::store::Store;
@@ -58,7 +59,7 @@ fn plan(concurrency: u32) -> Plan {
             "each",
             json!({"value": "{{ item }}"}),
             &["list"],
-            Some("steps.list.output"),
+            Some("steps.list.output.value"),
         ),
     ];
     let document: RecipeDocument = serde_json::from_value(json!({
@@ -105,6 +106,7 @@ fn main() {
     ));
 
     // Baseline: the same 1,000 echo calls, invoked directly (no scheduling, no store).
+    let tools = RegistryTools::builtin();
     let baseline = runtime.block_on(async {
         let start = Instant::now();
         for i in 0..ITEMS {
@@ -113,8 +115,9 @@ fn main() {
                 tool: "echo".into(),
                 args: json!({"value": i}),
                 ctx: ToolContext::new(root.clone()),
+                authority: Authority::new(["echo"], [], Phase::None),
             };
-            let _ = LocalTools.invoke(call).await;
+            let _ = tools.invoke(call).await;
         }
         start.elapsed()
     });

@@ -9,10 +9,10 @@
 pub mod budget;
 mod executor;
 pub mod inputs;
-mod local_tools;
 pub mod output;
 mod plan;
 mod recorder;
+mod registry_tools;
 mod report;
 mod runner;
 pub mod template;
@@ -21,9 +21,9 @@ pub use budget::{Budget, BudgetUse, Exhaustion, Resource};
 pub use executor::{
     ChildPlanner, ExecError, Executor, ExecutorConfig, ResumeOptions, RunOptions, new_run_id,
 };
-pub use local_tools::LocalTools;
 pub use plan::{Plan, PlanEdge, PlanNode};
 pub use recorder::ReceiptSink;
+pub use registry_tools::RegistryTools;
 pub use report::{BudgetReport, LoopReport, RunReport, StepReport, format_ms, limits_json};
 pub use runner::{
     AgentRequest, AgentResult, AgentRunner, ToolCall, ToolCallOutcome, ToolInvoker, ToolResult,

@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::Budget;
 use super::recorder::ReceiptSink;
 use crate::evidence::Receipt;
+use crate::policy::Authority;
 use crate::recipe::{Delegate, OutputSpec, ResolvedRole};
 use crate::tools::ToolContext;
 
@@ -24,6 +25,8 @@ pub struct ToolCall {
     pub args: Value,
     /// The context: root, phase, cancellation, output cap, environment.
     pub ctx: ToolContext,
+    /// What the call may do (tools allowed, capability decisions, phase).
+    pub authority: Authority,
 }
 
 /// A tool call's result.
@@ -50,7 +53,7 @@ pub struct ToolCallOutcome {
 }
 
 /// Runs tools by name. The tool registry implements this (authority, approvals,
-/// receipts); [`super::LocalTools`] is the built-in stand-in.
+/// receipts); [`super::RegistryTools`] adapts the tool registry.
 #[async_trait]
 pub trait ToolInvoker: Send + Sync {
     /// Performs one call. Must stop promptly (killing its processes) when

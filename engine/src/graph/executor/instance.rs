@@ -19,9 +19,10 @@ use crate::graph::recorder::ReceiptSink;
 use crate::graph::runner::{AgentRequest, ToolCall};
 use crate::graph::template::Data;
 use crate::graph::{Budget, Plan, Resource, inputs};
+use crate::policy::{Authority, Decision};
 use crate::recipe::{Recipe, Step, StepKind, bounds};
 use crate::store::StepRecord;
-use crate::tools::ToolContext;
+use crate::tools::{ToolContext, lookup};
 
 /// How long a canceled or timed-out step gets to stop before it is dropped (and
 /// its process groups killed by their guards).
@@ -238,7 +239,7 @@ async fn execute(
     permit: OwnedSemaphorePermit,
 ) -> Outcome {
     let result = match &step.kind {
-        StepKind::Tool { name, with } => run_tool(ctx, step, spec, budget, name, with).await,
+        StepKind::Tool { name, with } => run_tool(ctx, plan, step, spec, budget, name, with).await,
         StepKind::Agent { .. } => run_agent(ctx, plan, step, spec, budget).await,
         StepKind::Recipe { recipe, with } => {
             // A child's steps take their own permits; holding ours could deadlock.
@@ -252,8 +253,27 @@ async fn execute(
     result.unwrap_or_else(|o| o)
 }
 
+/// A tool step's authority: exactly the tool it names, its capability as the
+/// recipe's ceiling decides (`allow` when the recipe does not narrow it), in the
+/// step's phase (so phase rules still apply).
+fn tool_step_authority(plan: &Plan, step: &Step, tool: &str) -> Authority {
+    let capabilities = lookup(tool)
+        .and_then(|spec| spec.capability)
+        .map(|capability| {
+            let decision = plan
+                .recipe
+                .capabilities
+                .get(&capability)
+                .copied()
+                .unwrap_or(Decision::Allow);
+            (capability, decision)
+        });
+    Authority::new([tool], capabilities, step.phase)
+}
+
 async fn run_tool(
     ctx: &Arc<RunCtx>,
+    plan: &Plan,
     step: &Step,
     spec: &InstanceSpec,
     budget: Budget,
@@ -267,6 +287,7 @@ async fn run_tool(
         tool: name.to_string(),
         args,
         ctx: tool_context(ctx, step, &spec.cancel),
+        authority: tool_step_authority(plan, step, name),
     };
     let outcome = ctx.config.tools.invoke(call).await;
     if let Some(receipt) = &outcome.receipt {

@@ -38,7 +38,7 @@ pub struct ExecutorConfig {
     pub store: Store,
     /// The project root, canonicalized: tools run inside it.
     pub project_root: PathBuf,
-    /// Runs tool steps (the tool registry; [`crate::graph::LocalTools`] until then).
+    /// Runs tool steps ([`crate::graph::RegistryTools`] over the built-in registry).
     pub tools: Arc<dyn ToolInvoker>,
     /// Runs agent steps; `None` makes every agent step fail with "no model provider
     /// configured".
@@ -60,12 +60,13 @@ impl std::fmt::Debug for ExecutorConfig {
 }
 
 impl ExecutorConfig {
-    /// A config with the built-in stand-in tools, no agent runner, no child planner.
+    /// A config with the built-in tool registry (headless: `ask` is never
+    /// approved), no agent runner, no child planner.
     pub fn new(store: Store, project_root: PathBuf) -> ExecutorConfig {
         ExecutorConfig {
             store,
             project_root,
-            tools: Arc::new(super::LocalTools),
+            tools: Arc::new(super::RegistryTools::builtin()),
             agents: None,
             child_planner: None,
             process_env: BTreeMap::new(),
