@@ -16,6 +16,7 @@ mod invoke;
 pub mod process;
 mod registry;
 mod tool;
+pub mod web;
 
 pub use catalog::{Effect, ToolSpec, catalog, lookup};
 pub use context::ToolContext;

@@ -1,9 +1,15 @@
+//! Integration test areas, one module per area.
+
 mod budget;
+mod checks;
 mod events;
 mod exec_support;
 mod executor;
 mod executor_faults;
 mod executor_resume;
+mod findings;
+mod lang;
+mod llm;
 mod store;
 mod tools_common;
 mod tools_fs;
@@ -11,3 +17,4 @@ mod tools_git;
 mod tools_invoke;
 mod tools_process;
 mod tools_undo;
+mod web;
