@@ -17,7 +17,7 @@ use protoflow_engine::store::Store;
 use tokio_util::sync::CancellationToken;
 
 use crate::exit;
-use crate::plan_source::{LoadFailure, child_planner, load_plan};
+use crate::plan_source::{LoadFailure, load_plan};
 use crate::progress::LiveView;
 use crate::signals;
 
@@ -102,12 +102,11 @@ pub fn open_store(root: &Path) -> Result<Store, u8> {
     })
 }
 
-/// An executor for the project: built-in tool steps, child recipes planned by
-/// the loader, no agent runner until a model provider is configured.
+/// An executor for the project: the built-in tool registry (headless: `ask` is
+/// never approved), child recipes planned by `build_plan`, no agent runner until
+/// a model provider is configured.
 pub fn executor(store: Store, root: PathBuf) -> Executor {
-    let mut config = ExecutorConfig::new(store, root);
-    config.child_planner = Some(child_planner());
-    Executor::new(config)
+    Executor::new(ExecutorConfig::new(store, root))
 }
 
 /// The event listeners of a run, and its live view (also among the listeners).

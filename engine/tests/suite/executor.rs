@@ -388,3 +388,41 @@ async fn every_state_change_is_an_event_in_order_and_in_the_store() {
     );
     assert_eq!(project.store.receipts(&report.run_id).unwrap().len(), 1);
 }
+
+#[tokio::test]
+async fn a_recipe_step_runs_its_child_through_the_same_executor_and_root_budget() {
+    use protoflow_engine::graph::build_plan;
+    use protoflow_engine::recipe::{LoadOptions, load_recipe_str};
+
+    let project = Project::new();
+    let root = project.root();
+    std::fs::write(
+        root.join("child.yaml"),
+        "apiVersion: protoflow/v1\nkind: Recipe\nname: child\ninputs:\n  n: {type: integer, required: true}\nsteps:\n  - id: double\n    tool: echo\n    with: {value: \"{{ inputs.n * 2 }}\"}\noutputs:\n  result: steps.double.output.value\n",
+    )
+    .unwrap();
+    let parent = "apiVersion: protoflow/v1\nkind: Recipe\nname: parent\nsteps:\n  - id: sub\n    recipe: child.yaml\n    with: {n: 21}\n  - id: use\n    tool: echo\n    needs: [sub]\n    with: {value: \"{{ steps.sub.output.result }}\"}\n";
+    let recipe = load_recipe_str(
+        "parent.yaml",
+        parent,
+        Some(&root),
+        &LoadOptions::for_project(&root),
+    )
+    .unwrap();
+    let (report, events) = project.run(build_plan(recipe).unwrap()).await;
+    assert_eq!(report.status, RunStatus::Succeeded, "{:?}", report.problems);
+    assert_eq!(step_output(&report, "sub"), json!({"result": 42}));
+    assert_eq!(step_output(&report, "use")["value"], json!(42));
+    assert_eq!(report.budget.used.children, 1);
+    assert_eq!(
+        report.budget.used.tool_calls, 2,
+        "the child's calls count at the root"
+    );
+    assert!(
+        events
+            .json()
+            .iter()
+            .any(|e| e["type"] == "step.finished" && e["step"] == "sub/double"),
+        "child steps are recorded under the parent's key"
+    );
+}

@@ -43,7 +43,8 @@ pub struct ExecutorConfig {
     /// Runs agent steps; `None` makes every agent step fail with "no model provider
     /// configured".
     pub agents: Option<Arc<dyn AgentRunner>>,
-    /// Builds child plans for recipe steps; `None` makes recipe steps fail clearly.
+    /// Builds child plans for recipe steps (default: [`crate::graph::build_plan`]);
+    /// `None` makes recipe steps fail clearly.
     pub child_planner: Option<ChildPlanner>,
     /// The base environment of child processes (nothing else is inherited).
     pub process_env: BTreeMap<String, String>,
@@ -61,14 +62,16 @@ impl std::fmt::Debug for ExecutorConfig {
 
 impl ExecutorConfig {
     /// A config with the built-in tool registry (headless: `ask` is never
-    /// approved), no agent runner, no child planner.
+    /// approved), no agent runner, and `build_plan` for child recipes.
     pub fn new(store: Store, project_root: PathBuf) -> ExecutorConfig {
         ExecutorConfig {
             store,
             project_root,
             tools: Arc::new(super::RegistryTools::builtin()),
             agents: None,
-            child_planner: None,
+            child_planner: Some(Arc::new(|recipe: &Arc<Recipe>| {
+                super::build_plan(Arc::clone(recipe)).map_err(|e| e.to_string())
+            })),
             process_env: BTreeMap::new(),
         }
     }
