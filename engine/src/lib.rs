@@ -6,6 +6,7 @@
 
 pub mod builtins;
 pub mod checks;
+pub mod events;
 pub mod evidence;
 pub mod findings;
 pub mod graph;
@@ -13,4 +14,5 @@ pub mod llm;
 pub mod policy;
 pub mod recipe;
 pub mod role;
+pub mod store;
 pub mod tools;

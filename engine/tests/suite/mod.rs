@@ -1,9 +1,16 @@
 //! Integration test areas, one module per area.
 
+mod budget;
 mod checks;
+mod events;
+mod exec_support;
+mod executor;
+mod executor_faults;
+mod executor_resume;
 mod findings;
 mod lang;
 mod llm;
+mod store;
 mod tools_checks;
 mod tools_common;
 mod tools_fs;

@@ -1,0 +1,153 @@
+//! Resume: continue a stored run in a new process.
+//!
+//! Succeeded steps (and fan-out instances) are reused with their stored outputs.
+//! Steps recorded as running when the previous process died are marked
+//! `interrupted`: when they could have had an effect (a command, a write, an agent,
+//! a child recipe) their effects are uncertain, and they are reported, never
+//! replayed unless the caller names them in `replay`; effect-free steps (`echo`,
+//! reads) simply run again. Everything else (failed, skipped, not run) is evaluated
+//! afresh. The plan is rebuilt from the recipe document stored with the run, never
+//! from the file. Budgets start afresh for each execution.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use super::coordinator::{Graph, run_graph};
+use super::finish::finish_run;
+use super::run::RunCtx;
+use super::state::InstanceResult;
+use super::{ExecError, ExecutorConfig, ResumeOptions};
+use crate::events::{EventKind, RunStatus, StepStatus};
+use crate::graph::recorder::Recorder;
+use crate::graph::{Plan, RunReport};
+use crate::recipe::StepKind;
+use crate::store::RunRecord;
+use crate::tools::{Effect, lookup};
+
+/// Whether a step could have changed the world while it ran.
+fn has_effects(kind: &StepKind) -> bool {
+    match kind {
+        StepKind::Tool { name, .. } => !matches!(
+            lookup(name).map(|s| s.effect),
+            Some(Effect::Read | Effect::Control)
+        ),
+        StepKind::Agent { .. } | StepKind::Recipe { .. } => true,
+    }
+}
+
+pub(crate) async fn resume(
+    config: Arc<ExecutorConfig>,
+    run_id: &str,
+    rebuild: impl FnOnce(&RunRecord) -> Result<Plan, String>,
+    options: ResumeOptions,
+) -> Result<RunReport, ExecError> {
+    let record = config.store.run(run_id)?;
+    if record.status == RunStatus::Succeeded {
+        return Err(ExecError::AlreadySucceeded(run_id.to_string()));
+    }
+    let plan = rebuild(&record).map_err(|reason| ExecError::Rebuild {
+        run_id: run_id.to_string(),
+        reason,
+    })?;
+    let stored = config.store.steps(run_id)?;
+    let events = config.store.events(run_id)?;
+    let last_seq = config.store.last_seq(run_id)?;
+    config.store.reopen_run(run_id)?;
+
+    let recorder = Recorder::new(
+        config.store.clone(),
+        run_id.to_string(),
+        last_seq,
+        options.listeners.clone(),
+    );
+    let index_of: HashMap<&str, usize> = plan
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.step.id.as_str(), i))
+        .collect();
+    let replay: HashSet<String> = options.replay.iter().cloned().collect();
+
+    let mut reuse = HashMap::new();
+    let mut interrupted = HashMap::new();
+    let mut reused_keys = Vec::new();
+    let mut interrupted_keys = Vec::new();
+    let mut notices = Vec::new();
+    for row in stored.iter().filter(|r| !r.key.contains('/')) {
+        let Some(&node) = index_of.get(row.node.as_str()) else {
+            continue;
+        };
+        let step = &plan.nodes[node].step;
+        match row.status {
+            StepStatus::Succeeded => {
+                reused_keys.push(row.key.clone());
+                reuse.insert(
+                    row.key.clone(),
+                    InstanceResult {
+                        key: row.key.clone(),
+                        item_index: row.item_index,
+                        status: StepStatus::Succeeded,
+                        output: row.output.clone().unwrap_or_default(),
+                        error: None,
+                        attempts: row.attempts,
+                        duration_ms: row
+                            .finished_at_ms
+                            .zip(row.started_at_ms)
+                            .map(|(f, s)| f.saturating_sub(s)),
+                        reused: true,
+                        effects_uncertain: false,
+                    },
+                );
+            }
+            StepStatus::Running | StepStatus::Interrupted => {
+                // A fan-out's own row is bookkeeping; its instances carry the effects.
+                if step.foreach.is_some() && row.item_index.is_none() {
+                    continue;
+                }
+                let uncertain = has_effects(&step.kind)
+                    && (row.status == StepStatus::Interrupted && row.effects_uncertain
+                        || row.status == StepStatus::Running);
+                let replayed = !uncertain || replay.contains(&row.key);
+                interrupted_keys.push(row.key.clone());
+                notices.push(EventKind::StepInterrupted {
+                    step: row.key.clone(),
+                    effects_uncertain: uncertain,
+                    replayed,
+                });
+                if !replayed {
+                    interrupted.insert(row.key.clone(), uncertain);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut loops_taken = HashMap::new();
+    for event in &events {
+        if let EventKind::LoopTaken { from, to, .. } = &event.kind
+            && let (Some(&f), Some(&t)) = (index_of.get(from.as_str()), index_of.get(to.as_str()))
+        {
+            *loops_taken.entry((f, t)).or_insert(0u32) += 1;
+        }
+    }
+
+    recorder.emit(EventKind::RunResumed {
+        reused: reused_keys,
+        interrupted: interrupted_keys,
+    });
+    for notice in notices {
+        recorder.emit(notice);
+    }
+    let plan = Arc::new(plan);
+    let ctx = RunCtx::new(config, recorder, &plan, options.cancel);
+    let mut graph = Graph::new(
+        Arc::clone(&plan),
+        String::new(),
+        record.inputs.clone(),
+        ctx.work.clone(),
+    );
+    graph.reuse = reuse;
+    graph.interrupted = interrupted;
+    graph.loops_taken = loops_taken;
+    let outcome = run_graph(Arc::clone(&ctx), graph).await;
+    Ok(finish_run(&ctx, &plan, outcome))
+}
