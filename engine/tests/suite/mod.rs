@@ -3,6 +3,7 @@
 mod checks;
 mod findings;
 mod llm;
+mod mcp;
 mod tools_checks;
 mod tools_common;
 mod tools_fs;
