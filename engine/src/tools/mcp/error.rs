@@ -168,7 +168,7 @@ pub enum McpError {
         code(protoflow::tools::mcp::spawn),
         help(
             "check the server's `command` (it runs with a minimal environment: PATH, HOME, \
-              locale and the configured `env`)"
+             locale and the configured `env`) or that its `url` is reachable"
         )
     )]
     Spawn {
