@@ -656,3 +656,22 @@ async fn an_unreachable_http_server_is_a_clear_start_error() {
         "{reason}"
     );
 }
+
+#[tokio::test]
+async fn a_canceled_call_ends_as_canceled_not_timed_out() {
+    let fx = Fixture::new();
+    let broker = fx.simple(json!(["hang"]));
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        trigger.cancel();
+    });
+    let outcome = broker
+        .call_tool("t", "hang", Default::default(), &cancel)
+        .await;
+    assert!(
+        matches!(outcome, Err(McpError::Canceled { ref server }) if server == "t"),
+        "{outcome:?}"
+    );
+}

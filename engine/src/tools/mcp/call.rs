@@ -15,8 +15,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::client::{McpBroker, validate_args};
+use super::client::McpBroker;
 use super::result::shape_call;
+use super::validate::validate_args;
 use crate::evidence::ReceiptFacts;
 use crate::tools::args::{builtin_spec, parse_args, schema_of};
 use crate::tools::{PreparedCall, Preview, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};

@@ -3,7 +3,7 @@
 //! Owns the life of every server connection: nothing starts until the first
 //! request that needs it; a stdio server runs in its own process group with an
 //! explicit environment (the base process environment plus the configured `env`,
-//! nothing else inherited) and closed-over stderr kept as a short tail for error
+//! nothing else inherited) and its stderr drained, the last part kept for error
 //! messages; every request has a time limit, after which the server's group is
 //! killed; a server that exits or hangs is restarted at most `max_restarts` times
 //! (default once) on a later request and is then disabled for the broker's life.
@@ -13,31 +13,25 @@
 //! arguments that fail the tool's input schema, and never decides authority (the
 //! policy layer approves calls before the tools reach here).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::future::Future;
 use std::path::PathBuf;
-use std::process::Stdio;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
-use process_wrap::tokio::{ChildWrapper, CommandWrap, KillOnDrop, ProcessGroup};
-use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
-use rmcp::service::{Peer, RunningService, ServiceError};
-use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::{RoleClient, ServiceExt};
+use rmcp::RoleClient;
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::{Peer, ServiceError};
 use serde_json::{Map, Value};
-use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio_util::sync::CancellationToken;
 
-use super::config::{McpConfig, McpSources, ServerConfig, Transport};
+use super::config::{McpConfig, McpSources, ServerConfig};
+use super::connection::Connection;
 use super::error::McpError;
-use crate::tools::process::{base_process_env, resolve_program};
-use crate::tools::web::{USER_AGENT, ensure_crypto_provider};
+use super::validate::{find_tool, validate_args};
+use crate::tools::process::base_process_env;
 
 /// Default time limit of one request (including a server's start-up handshake).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -45,12 +39,6 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_MAX_RESULT_BYTES: usize = 64 * 1024;
 /// Restarts allowed per server and broker after it exited or hung.
 pub const DEFAULT_MAX_RESTARTS: u32 = 1;
-/// Bytes of a server's standard error kept for error messages.
-const STDERR_TAIL: usize = 2048;
-/// How long a stopped server's leader is waited for (reaped).
-const REAP_WAIT: Duration = Duration::from_secs(2);
-/// Grace between SIGTERM and SIGKILL on an orderly shutdown.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
 
 /// How the broker runs servers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,104 +122,6 @@ struct SlotState {
     failures: u32,
     disabled: Option<String>,
     generation: u64,
-}
-
-struct Connection {
-    generation: u64,
-    peer: Peer<RoleClient>,
-    service: Mutex<Option<RunningService<RoleClient, ClientConfig>>>,
-    process: Option<ServerProcess>,
-    tools: tokio::sync::Mutex<Option<Arc<Vec<McpToolInfo>>>>,
-}
-
-struct ServerProcess {
-    pid: u32,
-    pgid: Pid,
-    child: tokio::sync::Mutex<Option<Box<dyn ChildWrapper>>>,
-    stderr: Arc<Mutex<VecDeque<u8>>>,
-    stopped: AtomicBool,
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        if !self.stopped.load(Ordering::SeqCst) {
-            let _ = killpg(self.pgid, Signal::SIGKILL);
-        }
-    }
-}
-
-impl ServerProcess {
-    /// Stops the whole group: SIGTERM and a grace period when `graceful`, then SIGKILL;
-    /// reaps the leader. Returns `; stderr: ...` with the tail of its stderr, or "".
-    async fn stop(&self, graceful: bool) -> String {
-        let mut child = self.child.lock().await;
-        if graceful {
-            let _ = killpg(self.pgid, Signal::SIGTERM);
-            if let Some(child) = child.as_mut() {
-                let _ = tokio::time::timeout(SHUTDOWN_GRACE, child.wait()).await;
-            }
-        }
-        let _ = killpg(self.pgid, Signal::SIGKILL);
-        if let Some(mut child) = child.take() {
-            let _ = tokio::time::timeout(REAP_WAIT, child.wait()).await;
-        }
-        self.stopped.store(true, Ordering::SeqCst);
-        drop(child);
-        // Let the stderr reader take what the process wrote last.
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        self.stderr_tail()
-    }
-
-    fn stderr_tail(&self) -> String {
-        let tail = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
-        let bytes: Vec<u8> = tail.iter().copied().collect();
-        let text = String::from_utf8_lossy(&bytes);
-        let text = text.trim();
-        if text.is_empty() {
-            String::new()
-        } else {
-            format!("; stderr: {text}")
-        }
-    }
-
-    /// Whether the leader has exited.
-    fn exited(&self) -> bool {
-        match self.child.try_lock() {
-            Ok(mut child) => match child.as_mut() {
-                Some(child) => !matches!(child.try_wait(), Ok(None)),
-                None => true,
-            },
-            Err(_) => false,
-        }
-    }
-}
-
-impl Connection {
-    fn closed(&self) -> bool {
-        self.peer.is_transport_closed()
-            || self.process.as_ref().is_some_and(ServerProcess::exited)
-            || self
-                .service
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .as_ref()
-                .is_none_or(RunningService::is_closed)
-    }
-
-    /// Closes the session and stops the process group. Returns the stderr tail.
-    async fn stop(&self, graceful: bool) -> String {
-        let service = self
-            .service
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
-        // Dropping the service cancels it and closes the transport (stdin).
-        drop(service);
-        match &self.process {
-            Some(process) => process.stop(graceful).await,
-            None => String::new(),
-        }
-    }
 }
 
 impl McpBroker {
@@ -557,7 +447,13 @@ impl McpBroker {
         let limit = self.limit(slot);
         let started = tokio::select! {
             () = cancel.cancelled() => Err(McpError::Canceled { server: server.clone() }),
-            started = self.start(&slot.server, generation, limit) => started,
+            started = Connection::start(
+                &slot.server,
+                &self.settings.base_env,
+                &self.settings.cwd,
+                generation,
+                limit,
+            ) => started,
         };
         match started {
             Ok(conn) => {
@@ -572,209 +468,5 @@ impl McpBroker {
                 Err(error)
             }
         }
-    }
-
-    async fn start(
-        &self,
-        server: &ServerConfig,
-        generation: u64,
-        limit: Duration,
-    ) -> Result<Connection, McpError> {
-        match &server.transport {
-            Transport::Stdio { command, args, env } => {
-                self.start_stdio(server, command, args, env, generation, limit)
-                    .await
-            }
-            Transport::Http { url } => {
-                ensure_crypto_provider();
-                let client = reqwest::Client::builder()
-                    .user_agent(USER_AGENT)
-                    .connect_timeout(limit)
-                    .build()
-                    .map_err(|err| McpError::Spawn {
-                        server: server.name.clone(),
-                        reason: format!("could not build the HTTP client: {err}"),
-                    })?;
-                let transport = StreamableHttpClientTransport::with_client(
-                    client,
-                    StreamableHttpClientTransportConfig::with_uri(url.as_str()),
-                );
-                let service = handshake(server, transport, limit).await?;
-                Ok(Connection {
-                    generation,
-                    peer: service.peer().clone(),
-                    service: Mutex::new(Some(service)),
-                    process: None,
-                    tools: tokio::sync::Mutex::new(None),
-                })
-            }
-        }
-    }
-
-    async fn start_stdio(
-        &self,
-        server: &ServerConfig,
-        command: &str,
-        args: &[String],
-        extra_env: &BTreeMap<String, String>,
-        generation: u64,
-        limit: Duration,
-    ) -> Result<Connection, McpError> {
-        let spawn_error = |reason: String| McpError::Spawn {
-            server: server.name.clone(),
-            reason,
-        };
-        let mut env = self.settings.base_env.clone();
-        env.extend(extra_env.iter().map(|(k, v)| (k.clone(), v.clone())));
-        let cwd = &self.settings.cwd;
-        let program = resolve_program(command, cwd, env.get("PATH").map(String::as_str))
-            .map_err(spawn_error)?;
-        let mut cmd = tokio::process::Command::new(&program);
-        cmd.args(args)
-            .current_dir(cwd)
-            .env_clear()
-            .envs(&env)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut wrap = CommandWrap::from(cmd);
-        wrap.wrap(ProcessGroup::leader()).wrap(KillOnDrop);
-        let mut child = wrap
-            .spawn()
-            .map_err(|err| spawn_error(format!("`{}`: {err}", program.display())))?;
-        let pid = child.id().unwrap_or(0);
-        let stdin = child.stdin().take();
-        let stdout = child.stdout().take();
-        let stderr = child.stderr().take();
-        let process = ServerProcess {
-            pid,
-            pgid: Pid::from_raw(i32::try_from(pid).unwrap_or(0)),
-            child: tokio::sync::Mutex::new(Some(child)),
-            stderr: Arc::new(Mutex::new(VecDeque::new())),
-            stopped: AtomicBool::new(pid == 0),
-        };
-        if let Some(stderr) = stderr {
-            tokio::spawn(keep_tail(stderr, process.stderr.clone()));
-        }
-        let (Some(stdin), Some(stdout)) = (stdin, stdout) else {
-            process.stop(false).await;
-            return Err(spawn_error("the child's stdio pipes are missing".into()));
-        };
-        let service = match handshake(server, (stdout, stdin), limit).await {
-            Ok(service) => service,
-            Err(error) => {
-                let stderr = process.stop(false).await;
-                return Err(match error {
-                    McpError::Spawn { server, reason } => McpError::Spawn {
-                        server,
-                        reason: format!("{reason}{stderr}"),
-                    },
-                    other => other,
-                });
-            }
-        };
-        Ok(Connection {
-            generation,
-            peer: service.peer().clone(),
-            service: Mutex::new(Some(service)),
-            process: Some(process),
-            tools: tokio::sync::Mutex::new(None),
-        })
-    }
-}
-
-/// The client identity sent in `initialize`.
-fn client_config() -> ClientConfig {
-    ClientConfig::new(
-        ClientCapabilities::default(),
-        Implementation::new("protoflow", env!("CARGO_PKG_VERSION")),
-    )
-}
-
-async fn handshake<T, E, A>(
-    server: &ServerConfig,
-    transport: T,
-    limit: Duration,
-) -> Result<RunningService<RoleClient, ClientConfig>, McpError>
-where
-    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
-    E: std::error::Error + Send + Sync + 'static,
-{
-    match tokio::time::timeout(limit, client_config().serve(transport)).await {
-        Ok(Ok(service)) => Ok(service),
-        Ok(Err(err)) => Err(McpError::Spawn {
-            server: server.name.clone(),
-            reason: format!("the MCP handshake failed: {err}"),
-        }),
-        Err(_) => Err(McpError::TimedOut {
-            server: server.name.clone(),
-            operation: "initialize".to_owned(),
-            limit: format!("{limit:?}"),
-        }),
-    }
-}
-
-/// Keeps the last [`STDERR_TAIL`] bytes a server writes to stderr.
-async fn keep_tail<R: AsyncRead + Unpin>(mut reader: R, tail: Arc<Mutex<VecDeque<u8>>>) {
-    let mut buf = vec![0u8; 4096];
-    loop {
-        match reader.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
-                tail.extend(&buf[..n]);
-                let excess = tail.len().saturating_sub(STDERR_TAIL);
-                tail.drain(..excess);
-            }
-        }
-    }
-}
-
-fn find_tool(server: &str, tools: &[McpToolInfo], tool: &str) -> Result<McpToolInfo, McpError> {
-    tools
-        .iter()
-        .find(|t| t.name == tool)
-        .cloned()
-        .ok_or_else(|| {
-            let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-            McpError::UnknownTool {
-                server: server.to_owned(),
-                tool: tool.to_owned(),
-                available: if names.is_empty() {
-                    "none".to_owned()
-                } else {
-                    names.join(", ")
-                },
-            }
-        })
-}
-
-/// Checks `args` against the tool's input schema (remote `$ref`s are refused).
-pub fn validate_args(server: &str, tool: &McpToolInfo, args: &Value) -> Result<(), McpError> {
-    let validator =
-        jsonschema::validator_for(&tool.input_schema).map_err(|err| McpError::BadSchema {
-            server: server.to_owned(),
-            tool: tool.name.clone(),
-            reason: err.to_string(),
-        })?;
-    let problems: Vec<String> = validator
-        .iter_errors(args)
-        .map(|e| {
-            let at = e.instance_path().to_string();
-            if at.is_empty() {
-                e.to_string()
-            } else {
-                format!("{at}: {e}")
-            }
-        })
-        .collect();
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(McpError::InvalidArguments {
-            server: server.to_owned(),
-            tool: tool.name.clone(),
-            problems: problems.join("; "),
-        })
     }
 }
