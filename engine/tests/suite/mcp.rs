@@ -675,3 +675,64 @@ async fn a_canceled_call_ends_as_canceled_not_timed_out() {
         "{outcome:?}"
     );
 }
+
+/// The test server speaking streamable HTTP on 127.0.0.1, stopped when dropped.
+struct HttpServer {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl HttpServer {
+    fn start(fx: &Fixture) -> HttpServer {
+        let port_file = fx.path("port");
+        let child = std::process::Command::new(python())
+            .args([SERVER, "--http", port_file.to_str().unwrap()])
+            .env("MCP_TEST_CALLS", fx.path("calls"))
+            .spawn()
+            .unwrap();
+        for _ in 0..500 {
+            if let Ok(text) = std::fs::read_to_string(&port_file) {
+                return HttpServer {
+                    child,
+                    port: text.trim().parse().unwrap(),
+                };
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("the HTTP test server did not start");
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test]
+async fn a_streamable_http_server_is_listed_and_called() {
+    let fx = Fixture::new();
+    let server = HttpServer::start(&fx);
+    let url = format!("http://127.0.0.1:{}/mcp", server.port);
+    let broker = fx.broker(
+        json!({ "h": { "url": url, "allow": ["echo"] } }),
+        fx.settings(Duration::from_secs(10)),
+    );
+    let listed = list(&broker, "h").await.unwrap().value;
+    assert!(listed["tools"].as_array().unwrap().len() >= 3);
+    let value = call(
+        &broker,
+        json!({"server": "h", "tool": "echo", "args": {"text": "over http"}}),
+    )
+    .await
+    .unwrap()
+    .value;
+    assert_eq!(value["content"][0]["text"], "over http");
+    assert_eq!(
+        fx.calls(),
+        vec![json!({"tool": "echo", "args": {"text": "over http"}})]
+    );
+    let refused = call(&broker, json!({"server": "h", "tool": "die"})).await;
+    assert!(message(refused).contains("not allowed"));
+}

@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""A minimal MCP server over stdio (JSON-RPC, one message per line) for protoflow's tests.
+"""A minimal MCP server for protoflow's tests: over stdio (JSON-RPC, one message
+per line), or with `--http PORT_FILE` over streamable HTTP on 127.0.0.1 (JSON
+responses), writing the port it listens on to PORT_FILE.
 
 Tools: echo (text), hang (starts a `sleep` child, then never answers), die (exits
 mid-call), env (lists its environment's names), big (a large text), fail (an
@@ -82,14 +84,91 @@ def call(name, args):
     return None
 
 
-def respond(msg_id, result=None, error=None):
+def reply(msg_id, result=None, error=None):
     message = {"jsonrpc": "2.0", "id": msg_id}
     if error is not None:
         message["error"] = error
     else:
         message["result"] = result
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
+    return message
+
+
+def handle(message):
+    """The response to one JSON-RPC message, or None for notifications."""
+    if "id" not in message or "method" not in message:
+        return None  # notifications and responses
+    msg_id, method = message["id"], message["method"]
+    params = message.get("params") or {}
+    if method == "initialize":
+        return reply(msg_id, {
+            "protocolVersion": params.get("protocolVersion", "2025-06-18"),
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "protoflow-test-server", "version": "1.0"},
+        })
+    if method == "ping":
+        return reply(msg_id, {})
+    if method == "tools/list":
+        return reply(msg_id, {"tools": TOOLS})
+    if method == "tools/call":
+        name, args = params.get("name"), params.get("arguments") or {}
+        append("MCP_TEST_CALLS", json.dumps({"tool": name, "args": args}))
+        result = call(name, args)
+        if result is None:
+            return reply(msg_id, error={"code": -32602, "message": f"unknown tool {name}"})
+        return reply(msg_id, result)
+    return reply(msg_id, error={"code": -32601, "message": f"unknown method {method}"})
+
+
+def serve_stdio():
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        response = handle(json.loads(line))
+        if response is not None:
+            sys.stdout.write(json.dumps(response) + "\n")
+            sys.stdout.flush()
+
+
+def serve_http(port_file):
+    """Streamable HTTP on 127.0.0.1 (JSON responses, no SSE); writes its port to port_file."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            response = handle(json.loads(body))
+            if response is None:
+                self.send_response(202)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            data = json.dumps(response).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Mcp-Session-Id", "test-session")
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):
+            self.send_response(405)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def do_DELETE(self):
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    with open(port_file + ".tmp", "w", encoding="utf-8") as out:
+        out.write(str(server.server_address[1]))
+    os.rename(port_file + ".tmp", port_file)
+    server.serve_forever()
 
 
 def main():
@@ -97,35 +176,10 @@ def main():
     if os.environ.get("MCP_TEST_BACKGROUND"):
         child = subprocess.Popen(["sleep", "300"])
         append("MCP_TEST_CHILDREN", str(child.pid))
-    for line in sys.stdin:
-        line = line.strip()
-        if not line:
-            continue
-        message = json.loads(line)
-        if "id" not in message or "method" not in message:
-            continue  # notifications and responses
-        msg_id, method = message["id"], message["method"]
-        params = message.get("params") or {}
-        if method == "initialize":
-            respond(msg_id, {
-                "protocolVersion": params.get("protocolVersion", "2025-06-18"),
-                "capabilities": {"tools": {}},
-                "serverInfo": {"name": "protoflow-test-server", "version": "1.0"},
-            })
-        elif method == "ping":
-            respond(msg_id, {})
-        elif method == "tools/list":
-            respond(msg_id, {"tools": TOOLS})
-        elif method == "tools/call":
-            name, args = params.get("name"), params.get("arguments") or {}
-            append("MCP_TEST_CALLS", json.dumps({"tool": name, "args": args}))
-            result = call(name, args)
-            if result is None:
-                respond(msg_id, error={"code": -32602, "message": f"unknown tool {name}"})
-            else:
-                respond(msg_id, result)
-        else:
-            respond(msg_id, error={"code": -32601, "message": f"unknown method {method}"})
+    if len(sys.argv) == 3 and sys.argv[1] == "--http":
+        serve_http(sys.argv[2])
+    else:
+        serve_stdio()
 
 
 if __name__ == "__main__":
