@@ -685,7 +685,7 @@ struct HttpServer {
 impl HttpServer {
     fn start(fx: &Fixture) -> HttpServer {
         let port_file = fx.path("port");
-        let child = std::process::Command::new(python())
+        let mut child = std::process::Command::new(python())
             .args([SERVER, "--http", port_file.to_str().unwrap()])
             .env("MCP_TEST_CALLS", fx.path("calls"))
             .spawn()
@@ -699,6 +699,8 @@ impl HttpServer {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
+        let _ = child.kill();
+        let _ = child.wait();
         panic!("the HTTP test server did not start");
     }
 }
@@ -735,4 +737,24 @@ async fn a_streamable_http_server_is_listed_and_called() {
     );
     let refused = call(&broker, json!({"server": "h", "tool": "die"})).await;
     assert!(message(refused).contains("not allowed"));
+}
+
+#[tokio::test]
+async fn a_servers_configured_token_never_comes_back_in_a_result() {
+    let fx = Fixture::new();
+    let mut server = fx.server(json!(["echo"]));
+    server["env"]["EXAMPLE_API_TOKEN"] = json!("tok-0123456789abcdef");
+    let broker = fx.broker(json!({ "t": server }), fx.settings(Duration::from_secs(10)));
+    let value = call(
+        &broker,
+        json!({"server": "t", "tool": "echo", "args": {"text": "key=tok-0123456789abcdef"}}),
+    )
+    .await
+    .unwrap()
+    .value;
+    assert_eq!(
+        value["content"][0]["text"],
+        "key=[REDACTED:EXAMPLE_API_TOKEN]"
+    );
+    assert!(!value.to_string().contains("tok-0123456789abcdef"));
 }

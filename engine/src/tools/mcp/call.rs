@@ -113,8 +113,13 @@ impl Tool for CallMcpTool {
             .map_err(|e| e.into_tool_error(TOOL))?;
         let cap = self.broker.settings().max_result_bytes;
         let shaped = shape_call(&server, &tool, &result, cap);
+        let secrets = self
+            .broker
+            .server(&server)
+            .map(|config| config.secrets())
+            .unwrap_or_default();
         Ok(ToolOutput {
-            value: shaped.value,
+            value: secrets.redact_value(&shaped.value),
             facts: ReceiptFacts {
                 output_bytes: shaped.bytes,
                 truncated: shaped.truncated,

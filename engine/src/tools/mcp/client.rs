@@ -375,6 +375,7 @@ impl McpBroker {
             }
             Ok(Err(ServiceError::TransportClosed | ServiceError::TransportSend(_))) => {
                 let stderr = self.fail(slot, conn, "exited").await;
+                let stderr = slot.server.secrets().redact_str(&stderr).into_owned();
                 Err(McpError::ServerExited {
                     server,
                     operation: operation.to_owned(),

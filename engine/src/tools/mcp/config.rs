@@ -16,6 +16,7 @@ use url::Url;
 
 use super::error::McpError;
 use super::trust::{TrustStore, sha256_hex};
+use crate::policy::Redactor;
 
 /// The project's MCP configuration file, relative to the project root.
 pub const PROJECT_FILE: &str = ".protoflow/mcp.json";
@@ -131,6 +132,17 @@ pub struct ServerConfig {
     pub timeout: Option<Duration>,
     /// Where it was configured.
     pub origin: Origin,
+}
+
+impl ServerConfig {
+    /// A redactor for the credential-named variables of this server's `env`
+    /// (a token given to a server never comes back in a result or an error).
+    pub fn secrets(&self) -> Redactor {
+        match &self.transport {
+            Transport::Stdio { env, .. } => Redactor::from_vars(env),
+            Transport::Http { .. } => Redactor::empty(),
+        }
+    }
 }
 
 /// The project's MCP file as found at load time.
