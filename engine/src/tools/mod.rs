@@ -15,6 +15,7 @@ pub mod findings;
 pub mod fs;
 pub mod git;
 mod invoke;
+pub mod mcp;
 pub mod process;
 mod project;
 mod registry;

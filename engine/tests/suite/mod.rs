@@ -10,6 +10,7 @@ mod executor_resume;
 mod findings;
 mod lang;
 mod llm;
+mod mcp;
 mod store;
 mod tools_checks;
 mod tools_common;
