@@ -4,9 +4,12 @@
 //! prompts or exit codes) and never knows a flow's or a role's name: those live in
 //! `recipes/` and `roles/` as data.
 
+pub mod checks;
 pub mod events;
 pub mod evidence;
+pub mod findings;
 pub mod graph;
+pub mod llm;
 pub mod policy;
 pub mod recipe;
 pub mod role;

@@ -13,6 +13,7 @@ pub mod fs;
 pub mod git;
 pub mod process;
 mod tool;
+pub mod web;
 
 pub use catalog::{Effect, ToolSpec, catalog, lookup};
 pub use context::ToolContext;

@@ -1,7 +1,13 @@
+//! Integration test areas, one module per area.
+
 mod budget;
+mod checks;
 mod events;
 mod exec_support;
 mod executor;
 mod executor_faults;
 mod executor_resume;
+mod findings;
+mod llm;
 mod store;
+mod web;
