@@ -92,7 +92,7 @@ impl Redactor {
             return;
         }
         self.secrets.push((name.to_string(), value.to_string()));
-        self.secrets.sort_by(|a, b| b.1.len().cmp(&a.1.len()));
+        self.secrets.sort_by_key(|s| std::cmp::Reverse(s.1.len()));
     }
 
     /// This redactor plus the secrets of `other`.

@@ -8,14 +8,20 @@
 pub mod args;
 mod catalog;
 mod context;
+mod echo;
 mod error;
 pub mod fs;
 pub mod git;
+mod invoke;
 pub mod process;
+mod registry;
 mod tool;
 pub mod web;
 
 pub use catalog::{Effect, ToolSpec, catalog, lookup};
 pub use context::ToolContext;
+pub use echo::Echo;
 pub use error::ToolError;
+pub use invoke::{Invocation, invoke, status_of};
+pub use registry::ToolRegistry;
 pub use tool::{PreparedCall, Preview, Tool, ToolOutput};

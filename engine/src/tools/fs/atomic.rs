@@ -77,10 +77,10 @@ fn write_and_move(
             std::fs::remove_file(tmp)?;
         }
     }
-    if let Some(dir) = abs.parent() {
-        if let Ok(dir) = File::open(dir) {
-            let _ = dir.sync_all();
-        }
+    if let Some(dir) = abs.parent()
+        && let Ok(dir) = File::open(dir)
+    {
+        let _ = dir.sync_all();
     }
     Ok(())
 }

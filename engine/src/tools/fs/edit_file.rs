@@ -160,6 +160,7 @@ impl Tool for EditFile {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -174,8 +175,7 @@ mod tests {
 
     #[test]
     fn crlf_files_stay_crlf() {
-        let (out, line) =
-            apply_edit("one\r\ntwo\r\nthree\r\n", "two\nthree", "2\n3").unwrap_or_default();
+        let (out, line) = apply_edit("one\r\ntwo\r\nthree\r\n", "two\nthree", "2\n3").unwrap();
         assert_eq!(out, "one\r\n2\r\n3\r\n");
         assert_eq!(line, 2);
     }

@@ -97,13 +97,13 @@ impl Tool for ReadFile {
     async fn prepare(&self, ctx: &ToolContext, args: Value) -> Result<PreparedCall, ToolError> {
         let parsed: ReadFileArgs = parse_args(NAME, args.clone())?;
         let path = confine(&ctx.root, &parsed.path)?;
-        if let (Some(s), Some(e)) = (parsed.start_line, parsed.end_line) {
-            if e < s {
-                return Err(ToolError::InvalidArguments {
-                    tool: NAME.to_string(),
-                    reason: format!("end_line {e} is before start_line {s}"),
-                });
-            }
+        if let (Some(s), Some(e)) = (parsed.start_line, parsed.end_line)
+            && e < s
+        {
+            return Err(ToolError::InvalidArguments {
+                tool: NAME.to_string(),
+                reason: format!("end_line {e} is before start_line {s}"),
+            });
         }
         Ok(PreparedCall {
             tool: NAME,

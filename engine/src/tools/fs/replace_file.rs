@@ -60,12 +60,12 @@ impl Tool for ReplaceFile {
             ))
         })?;
         let revision = revision_of(&before.bytes);
-        if let Some(expected) = &parsed.expected_revision {
-            if *expected != revision {
-                return Err(rejected(format!(
-                    "stale revision: expected {expected} but `{display}` is at {revision}; read it again and retry"
-                )));
-            }
+        if let Some(expected) = &parsed.expected_revision
+            && *expected != revision
+        {
+            return Err(rejected(format!(
+                "stale revision: expected {expected} but `{display}` is at {revision}; read it again and retry"
+            )));
         }
         if parsed.content.len() as u64 > MAX_FILE_BYTES {
             return Err(too_large(NAME, &display, parsed.content.len() as u64));

@@ -123,14 +123,14 @@ pub async fn execute_write(
     } else {
         Target::Create
     };
-    if target == Target::Create {
-        if let Some(parent) = plan.path.abs.parent() {
-            std::fs::create_dir_all(parent).map_err(|source| ToolError::Io {
-                tool: tool.to_string(),
-                source,
-            })?;
-            check_no_symlinks(&ctx.root, &plan.path.rel, &display)?;
-        }
+    if target == Target::Create
+        && let Some(parent) = plan.path.abs.parent()
+    {
+        std::fs::create_dir_all(parent).map_err(|source| ToolError::Io {
+            tool: tool.to_string(),
+            source,
+        })?;
+        check_no_symlinks(&ctx.root, &plan.path.rel, &display)?;
     }
     let change_id = match &ctx.checkpoints {
         Some(store) => Some(
