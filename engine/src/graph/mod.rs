@@ -7,23 +7,27 @@
 //! [`AgentRunner`] traits.
 
 pub mod budget;
+mod build;
 mod executor;
 pub mod inputs;
 mod local_tools;
 pub mod output;
 mod plan;
 mod recorder;
+mod render;
 mod report;
 mod runner;
 pub mod template;
 
 pub use budget::{Budget, BudgetUse, Exhaustion, Resource};
+pub use build::{PlanError, build_plan};
 pub use executor::{
     ChildPlanner, ExecError, Executor, ExecutorConfig, ResumeOptions, RunOptions, new_run_id,
 };
 pub use local_tools::LocalTools;
 pub use plan::{Plan, PlanEdge, PlanNode};
 pub use recorder::ReceiptSink;
+pub use render::{to_dot, to_mermaid};
 pub use report::{BudgetReport, LoopReport, RunReport, StepReport, format_ms};
 pub use runner::{
     AgentRequest, AgentResult, AgentRunner, ToolCall, ToolCallOutcome, ToolInvoker, ToolResult,

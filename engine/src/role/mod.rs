@@ -1,11 +1,16 @@
 //! Roles: who does a step's work, with which tools and which authority.
 //!
 //! A role is data (a YAML file under `roles/`, `.protoflow/roles/` or the user
-//! config). This module owns the role document and its resolution; it must never
-//! know a particular role's name.
+//! config). This module owns the role document, its resolution path and its own
+//! checks; it must never know a particular role's name.
 
 mod document;
+mod load;
+mod search;
 
 pub use document::{
     Memory, ProfileOverlayDocument, ProfilesDocument, RoleDocument, RoleKind, RoleLimitsDocument,
 };
+pub(crate) use load::unknown_tool;
+pub use load::{LoadedRole, check_role, load_role, load_role_bytes, load_role_file};
+pub use search::{RoleListing, RoleLocation, RoleSearchPath, is_role_name, user_config_dir};

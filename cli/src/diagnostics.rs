@@ -1,0 +1,29 @@
+//! Printing diagnostics for people (miette, with snippets and carets) and for
+//! machines (JSON records). The only place that decides colours and widths.
+
+use std::io::IsTerminal;
+
+use miette::{GraphicalReportHandler, GraphicalTheme};
+use protoflow_engine::recipe::Diagnostics;
+
+/// Renders every diagnostic with its snippet, in order.
+pub fn render(diags: &Diagnostics) -> String {
+    let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let theme = if color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_width(100)
+        .with_links(false)
+        .with_context_lines(1);
+    let mut out = String::new();
+    for d in diags.iter() {
+        if handler.render_report(&mut out, d).is_err() {
+            out.push_str(&format!("{d}\n"));
+        }
+        out.push('\n');
+    }
+    out
+}
