@@ -37,7 +37,8 @@ pub enum EventKind {
         recipe: String,
         /// The inputs after defaults were applied.
         inputs: Value,
-        /// Root limits of the run.
+        /// Root limits of the run (`model_calls`, `tool_calls`, `tokens`,
+        /// `wall_time_ms`, `concurrency`, `children`, `repairs`, `output_bytes`).
         limits: Value,
     },
     /// A stored run continues in a new process.

@@ -28,7 +28,7 @@ pub use local_tools::LocalTools;
 pub use plan::{Plan, PlanEdge, PlanNode};
 pub use recorder::ReceiptSink;
 pub use render::{to_dot, to_mermaid};
-pub use report::{BudgetReport, LoopReport, RunReport, StepReport, format_ms};
+pub use report::{BudgetReport, LoopReport, RunReport, StepReport, format_ms, limits_json};
 pub use runner::{
     AgentRequest, AgentResult, AgentRunner, ToolCall, ToolCallOutcome, ToolInvoker, ToolResult,
 };

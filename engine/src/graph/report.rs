@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::{BudgetUse, Exhaustion};
 use crate::events::{RunStatus, StepStatus};
+use crate::recipe::Limits;
 
 /// A finished run (or the current state of one).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -83,7 +84,7 @@ pub struct StepReport {
 pub struct BudgetReport {
     /// What was used.
     pub used: BudgetUse,
-    /// The root limits.
+    /// The root limits (wall time as `wall_time_ms`).
     pub limits: Value,
     /// The root limit that was reached, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -169,6 +170,20 @@ impl RunReport {
         }
         md
     }
+}
+
+/// Limits as reports and events show them (wall time in milliseconds).
+pub fn limits_json(limits: &Limits) -> Value {
+    serde_json::json!({
+        "model_calls": limits.model_calls,
+        "tool_calls": limits.tool_calls,
+        "tokens": limits.tokens,
+        "wall_time_ms": u64::try_from(limits.wall_time.as_millis()).unwrap_or(u64::MAX),
+        "concurrency": limits.concurrency,
+        "children": limits.children,
+        "repairs": limits.repairs,
+        "output_bytes": limits.output_bytes,
+    })
 }
 
 /// `1.25s`, `340ms`, `2m05s`.

@@ -7,7 +7,7 @@ use super::run::RunCtx;
 use super::state::{InstanceResult, steps_data};
 use crate::events::{EventKind, RunStatus, StepStatus, now_ms};
 use crate::graph::Plan;
-use crate::graph::report::{BudgetReport, LoopReport, RunReport, StepReport};
+use crate::graph::report::{BudgetReport, LoopReport, RunReport, StepReport, limits_json};
 use crate::graph::template::Data;
 
 /// The status of a finished graph, adding a sentence per problem.
@@ -155,7 +155,7 @@ pub(crate) fn finish_run(ctx: &RunCtx, plan: &Plan, outcome: GraphOutcome) -> Ru
         outputs,
         budget: BudgetReport {
             used: ctx.budget.used(),
-            limits: serde_json::to_value(plan.recipe.limits).unwrap_or(Value::Null),
+            limits: limits_json(&plan.recipe.limits),
             exhausted: ctx.budget.root_exhaustion(),
         },
         loops: outcome

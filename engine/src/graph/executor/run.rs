@@ -14,6 +14,7 @@ use super::finish::finish_run;
 use super::{ExecError, ExecutorConfig, RunOptions};
 use crate::events::{EventKind, now_ms};
 use crate::graph::recorder::Recorder;
+use crate::graph::report::limits_json;
 use crate::graph::template::Templates;
 use crate::graph::{Budget, Exhaustion, Plan, RunReport, inputs};
 use crate::recipe::Origin;
@@ -148,7 +149,7 @@ pub(crate) async fn start(
     recorder.emit(EventKind::RunStarted {
         recipe: plan.recipe.name.clone(),
         inputs: inputs.clone(),
-        limits: serde_json::to_value(plan.recipe.limits).unwrap_or(Value::Null),
+        limits: limits_json(&plan.recipe.limits),
     });
     let plan = Arc::new(plan);
     let ctx = RunCtx::new(config, recorder, &plan, options.cancel);

@@ -1,0 +1,81 @@
+//! `protoflow resume RUN_ID [--replay STEP]... [--project DIR] [--json] [--events FILE|-] [--quiet]`
+//!
+//! Continues an interrupted (or failed, canceled, budget-exhausted) run from the
+//! store: succeeded steps are reused; steps interrupted mid-effect are reported
+//! and not run again unless named with `--replay`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use protoflow_engine::graph::{ExecError, ResumeOptions};
+
+use super::run::{
+    OutputArgs, cancel_on_signals, executor, finish, listeners, open_store, project_root, runtime,
+};
+use crate::exit;
+use crate::plan_source::rebuild_plan;
+
+/// Continue a stored run.
+#[derive(Debug, Args)]
+pub struct ResumeArgs {
+    /// The run's id (see `protoflow runs`).
+    #[arg(value_name = "RUN_ID")]
+    pub run_id: String,
+    /// Run this interrupted step again although its effects are uncertain.
+    /// Repeatable; use the key shown by the report (`verify[3]`).
+    #[arg(long, value_name = "STEP")]
+    pub replay: Vec<String>,
+    /// The project directory (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Runs the command; returns the exit code.
+pub fn run(args: &ResumeArgs) -> u8 {
+    let root = match project_root(args.project.as_deref()) {
+        Ok(root) => root,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::INVALID;
+        }
+    };
+    let store = match open_store(&root) {
+        Ok(store) => store,
+        Err(code) => return code,
+    };
+    let (listeners, view) = match listeners(&args.output) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let runtime = match runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
+    };
+    let executor = executor(store, root.clone());
+    let result = runtime.block_on(async {
+        let options = ResumeOptions {
+            replay: args.replay.clone(),
+            cancel: cancel_on_signals(view.clone()),
+            listeners,
+        };
+        executor
+            .resume(&args.run_id, |record| rebuild_plan(record, &root), options)
+            .await
+    });
+    match result {
+        Ok(report) => finish(&report, &args.output, &view),
+        Err(e) => {
+            view.finish();
+            eprintln!("error: {e}");
+            match e {
+                ExecError::Store(protoflow_engine::store::StoreError::UnknownRun(_))
+                | ExecError::AlreadySucceeded(_)
+                | ExecError::Rebuild { .. }
+                | ExecError::Inputs(_) => exit::INVALID,
+                ExecError::Store(_) => exit::INTERNAL,
+            }
+        }
+    }
+}

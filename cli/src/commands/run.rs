@@ -1,0 +1,272 @@
+//! `protoflow run RECIPE [--input k=v]... [--project DIR] [--json] [--events FILE|-] [--quiet]`
+//!
+//! Runs a recipe to its end: typed inputs, a live view on a terminal, events as
+//! JSON lines while the run goes, the final report (`--json`) and an exit code
+//! from the run's status. SIGINT/SIGTERM cancel the run (a second one exits at
+//! once). Also holds what `resume` shares with it.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::Args;
+use protoflow_engine::events::{EventListener, JsonLinesWriter, RunStatus};
+use protoflow_engine::graph::{Executor, ExecutorConfig, RunReport, format_ms, inputs};
+use protoflow_engine::store::Store;
+use tokio_util::sync::CancellationToken;
+
+use crate::exit;
+use crate::plan_source::{LoadFailure, child_planner, load_plan};
+use crate::progress::LiveView;
+use crate::signals;
+
+/// Run a recipe.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// A recipe file, or the name of a built-in recipe.
+    #[arg(value_name = "RECIPE")]
+    pub recipe: String,
+    /// An input, as name=value (typed per the recipe: numbers, booleans, JSON lists
+    /// and objects are parsed). Repeatable.
+    #[arg(long = "input", short = 'i', value_name = "NAME=VALUE")]
+    pub inputs: Vec<String>,
+    /// The project directory (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Output options shared by `run` and `resume`.
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// Print the final run report as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Write events as JSON lines to FILE while the run goes (`-` for stdout).
+    #[arg(long, value_name = "FILE|-")]
+    pub events: Option<String>,
+    /// No live view and no summary (errors are still printed).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// `print!` that ignores a closed stdout (`protoflow runs | head`) instead of panicking.
+#[macro_export]
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+/// `println!` that ignores a closed stdout.
+#[macro_export]
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($arg)*);
+    }};
+}
+
+/// The exit code of a finished run.
+///
+/// succeeded → 0; failed or degraded (incomplete) → 1; budget exhausted → 3;
+/// canceled → 5; still running (cannot happen at the end of a run) → 70.
+pub fn exit_code(status: RunStatus) -> u8 {
+    match status {
+        RunStatus::Succeeded => exit::SUCCESS,
+        RunStatus::Failed | RunStatus::Degraded => exit::INCOMPLETE,
+        RunStatus::BudgetExhausted => exit::BUDGET_EXHAUSTED,
+        RunStatus::Canceled => exit::CANCELED,
+        RunStatus::Running => exit::INTERNAL,
+    }
+}
+
+/// The project root: `--project` or the current directory, canonicalized.
+pub fn project_root(project: Option<&Path>) -> Result<PathBuf, String> {
+    let dir = match project {
+        Some(dir) => dir.to_path_buf(),
+        None => std::env::current_dir().map_err(|e| format!("no current directory: {e}"))?,
+    };
+    dir.canonicalize()
+        .map_err(|e| format!("project directory `{}`: {e}", dir.display()))
+}
+
+/// Opens the project's store, printing the error.
+pub fn open_store(root: &Path) -> Result<Store, u8> {
+    Store::open_project(root).map_err(|e| {
+        eprintln!("error: {e}");
+        exit::INTERNAL
+    })
+}
+
+/// An executor for the project: built-in tool steps, child recipes planned by
+/// the loader, no agent runner until a model provider is configured.
+pub fn executor(store: Store, root: PathBuf) -> Executor {
+    let mut config = ExecutorConfig::new(store, root);
+    config.child_planner = Some(child_planner());
+    Executor::new(config)
+}
+
+/// The event listeners of a run, and its live view (also among the listeners).
+pub type Listeners = (Vec<Arc<dyn EventListener>>, Arc<LiveView>);
+
+/// The listeners and the live view for a run's output options.
+pub fn listeners(output: &OutputArgs) -> Result<Listeners, u8> {
+    if output.json && output.events.as_deref() == Some("-") {
+        eprintln!("error: --json and --events - both write to stdout; give --events a file");
+        return Err(exit::INVALID);
+    }
+    let view = Arc::new(LiveView::new(
+        output.quiet || output.events.as_deref() == Some("-"),
+    ));
+    let mut listeners: Vec<Arc<dyn EventListener>> = vec![view.clone()];
+    match output.events.as_deref() {
+        None => {}
+        Some("-") => listeners.push(Arc::new(JsonLinesWriter::new(std::io::stdout()))),
+        Some(path) => match File::create(path) {
+            Ok(file) => listeners.push(Arc::new(JsonLinesWriter::new(file))),
+            Err(e) => {
+                eprintln!("error: cannot write events to `{path}`: {e}");
+                return Err(exit::INVALID);
+            }
+        },
+    }
+    Ok((listeners, view))
+}
+
+/// A multi-threaded runtime, or the internal-error exit code.
+pub fn runtime() -> Result<tokio::runtime::Runtime, u8> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            eprintln!("error: cannot start the async runtime: {e}");
+            exit::INTERNAL
+        })
+}
+
+/// A cancellation token wired to SIGINT/SIGTERM (call inside the runtime).
+pub fn cancel_on_signals(view: Arc<LiveView>) -> CancellationToken {
+    let cancel = CancellationToken::new();
+    signals::install(cancel.clone(), move || {
+        view.println("canceling: stopping running steps (press Ctrl-C again to exit at once)");
+        if !view.enabled() {
+            eprintln!("canceling: stopping running steps (press Ctrl-C again to exit at once)");
+        }
+    });
+    cancel
+}
+
+/// Prints the report per the output options and returns the exit code.
+pub fn finish(report: &RunReport, output: &OutputArgs, view: &LiveView) -> u8 {
+    view.finish();
+    if output.json {
+        let text = serde_json::to_string_pretty(report).unwrap_or_default();
+        let mut stdout = std::io::stdout().lock();
+        let _ = writeln!(stdout, "{text}");
+    } else if !output.quiet {
+        eprint!("{}", summary(report));
+    }
+    exit_code(report.status)
+}
+
+/// The human summary of a run.
+pub fn summary(report: &RunReport) -> String {
+    let mut text = format!(
+        "run {} ({}): {} in {}\n",
+        report.run_id,
+        report.recipe,
+        report.status,
+        format_ms(report.duration_ms)
+    );
+    let count = |n: usize, what: &str| (n > 0).then(|| format!("{n} {what}"));
+    let succeeded = report
+        .steps
+        .iter()
+        .filter(|s| s.status.to_string() == "succeeded")
+        .count();
+    let parts: Vec<String> = [
+        count(succeeded, "succeeded"),
+        count(report.failed.len(), "failed"),
+        count(report.timed_out.len(), "timed out"),
+        count(report.skipped.len(), "skipped or not run"),
+        count(report.interrupted.len(), "interrupted"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !parts.is_empty() {
+        text.push_str(&format!("  steps: {}\n", parts.join(", ")));
+    }
+    for problem in &report.problems {
+        text.push_str(&format!("  - {problem}\n"));
+    }
+    text.push_str(&format!(
+        "  report: protoflow report {} --markdown\n",
+        report.run_id
+    ));
+    text
+}
+
+/// Runs the command; returns the exit code.
+pub fn run(args: &RunArgs) -> u8 {
+    let root = match project_root(args.project.as_deref()) {
+        Ok(root) => root,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::INVALID;
+        }
+    };
+    let plan = match load_plan(&args.recipe, &root) {
+        Ok(plan) => plan,
+        Err(LoadFailure::Invalid(text)) => {
+            eprint!("{text}");
+            return exit::INVALID;
+        }
+    };
+    let given = match inputs::parse_inputs(&plan.recipe, &args.inputs) {
+        Ok(given) => given,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return exit::INVALID;
+        }
+    };
+    let store = match open_store(&root) {
+        Ok(store) => store,
+        Err(code) => return code,
+    };
+    let (listeners, view) = match listeners(&args.output) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let runtime = match runtime() {
+        Ok(rt) => rt,
+        Err(code) => return code,
+    };
+    let executor = executor(store, root);
+    let result = runtime.block_on(async {
+        let cancel = cancel_on_signals(view.clone());
+        let options = protoflow_engine::graph::RunOptions {
+            run_id: None,
+            cancel,
+            listeners,
+        };
+        executor.run(plan, given, options).await
+    });
+    match result {
+        Ok(report) => finish(&report, &args.output, &view),
+        Err(protoflow_engine::graph::ExecError::Inputs(e)) => {
+            view.finish();
+            eprintln!("error: {e}");
+            exit::INVALID
+        }
+        Err(e) => {
+            view.finish();
+            eprintln!("error: {e}");
+            exit::INTERNAL
+        }
+    }
+}
