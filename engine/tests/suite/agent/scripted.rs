@@ -68,3 +68,71 @@ async fn an_agent_step_without_a_provider_answer_left_fails_with_the_provider_er
         work.reason
     );
 }
+
+#[tokio::test]
+async fn a_large_tool_result_is_offloaded_to_an_artifact_the_model_can_page() {
+    let project = AgentProject::new();
+    project.role("writer", WRITER_ROLE);
+    let big: String = (0..300)
+        .map(|i| format!("line number {i:04} of the big file\n"))
+        .collect();
+    project.write("big.txt", &big);
+    let provider = super::support::Recording::new(scripted(json!([
+        {"tool_calls": [{"id": "r1", "name": "read_file", "args": {"path": "big.txt"}}]},
+        {"expect": ["artifact-1", "read_context_artifact"],
+         "tool_calls": [{"id": "r2", "name": "read_context_artifact", "args": {"artifact_id": "artifact-1", "offset": 2000, "limit": 200}}]},
+        {"expect": ["\"next_offset\":2200"], "text": "Read it."}
+    ])));
+    let (report, _) = project
+        .run(&one_step("Read big.txt", ""), provider.clone())
+        .await;
+    assert_eq!(step(&report, "work").status.to_string(), "succeeded");
+    let second = &provider.requests()[1];
+    let protoflow_engine::llm::Message::ToolResult { content, .. } = &second.messages[2] else {
+        panic!("expected the tool result, got {:?}", second.messages[2]);
+    };
+    assert!(
+        content.len() < 1_000,
+        "the result was not offloaded: {} bytes",
+        content.len()
+    );
+    assert!(
+        second
+            .tools
+            .iter()
+            .any(|t| t.name == "read_context_artifact")
+    );
+    // The paging tool is not offered before there is anything to page.
+    assert!(
+        !provider.requests()[0]
+            .tools
+            .iter()
+            .any(|t| t.name == "read_context_artifact")
+    );
+}
+
+#[tokio::test]
+async fn a_task_that_cannot_fit_the_context_window_fails_explicitly_before_any_call() {
+    let project = AgentProject::new();
+    project.role("writer", WRITER_ROLE);
+    let provider = super::support::Recording::new(scripted(json!([{"text": "never"}])));
+    let settings = protoflow_engine::agent::AgentSettings {
+        context_window: Some(1_200),
+        ..Default::default()
+    };
+    let task = "x".repeat(2_000);
+    let (report, _) = project
+        .run_with(&one_step(&task, ""), provider.clone(), settings)
+        .await;
+    let work = step(&report, "work");
+    assert_eq!(work.status.to_string(), "failed");
+    assert!(
+        work.reason
+            .as_deref()
+            .unwrap()
+            .contains("does not fit the context window"),
+        "{:?}",
+        work.reason
+    );
+    assert!(provider.requests().is_empty());
+}
