@@ -32,6 +32,8 @@ enum Command {
     Recipes(commands::recipes::RecipesArgs),
     /// List the roles available here and where each comes from.
     Roles(commands::roles::RolesArgs),
+    /// Check the configured model providers (reachability, model, tool calling; never keys).
+    Doctor(commands::doctor::DoctorArgs),
 }
 
 fn main() -> ExitCode {
@@ -52,6 +54,7 @@ fn main() -> ExitCode {
         Command::Graph(args) => commands::graph::run(args),
         Command::Recipes(args) => commands::recipes::run(args),
         Command::Roles(args) => commands::roles::run(args),
+        Command::Doctor(args) => commands::doctor::run(args),
     };
     ExitCode::from(code)
 }

@@ -1,5 +1,6 @@
 //! One file per subcommand: its arguments and its handler.
 
+pub mod doctor;
 pub mod graph;
 pub mod recipes;
 pub mod roles;

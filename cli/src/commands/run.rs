@@ -1,4 +1,4 @@
-//! `protoflow run RECIPE [--input k=v]... [--project DIR] [--json] [--events FILE|-] [--quiet]`
+//! `protoflow run RECIPE [--input k=v]... [--project DIR] [--provider NAME] [--model MODEL] [--json] [--events FILE|-] [--quiet]`
 //!
 //! Runs a recipe to its end: typed inputs, a live view on a terminal, events as
 //! JSON lines while the run goes, the final report (`--json`) and an exit code
@@ -12,7 +12,13 @@ use std::sync::Arc;
 
 use clap::Args;
 use protoflow_engine::events::{EventListener, JsonLinesWriter, RunStatus};
-use protoflow_engine::graph::{Executor, ExecutorConfig, RunReport, format_ms, inputs};
+use protoflow_engine::agent::ModelAgentRunner;
+use protoflow_engine::graph::{
+    AgentRunner, Executor, ExecutorConfig, RunReport, format_ms, inputs,
+};
+use protoflow_engine::llm;
+use protoflow_engine::recipe::StepKind;
+use protoflow_engine::tools::ToolRegistry;
 use protoflow_engine::store::Store;
 use tokio_util::sync::CancellationToken;
 
@@ -35,7 +41,57 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
     #[command(flatten)]
+    pub model: ModelArgs,
+    #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// Which model runs agent steps.
+#[derive(Debug, Args)]
+pub struct ModelArgs {
+    /// The model provider: a name from the user config file, `openai`, `anthropic`,
+    /// `ollama`, or `scripted:FILE` (a test double replaying a script). Default: the
+    /// config's `default_provider`, else the one provider the environment configures.
+    #[arg(long, value_name = "NAME|scripted:FILE")]
+    pub provider: Option<String>,
+    /// The model to ask (overrides the provider's configured model; roles may still
+    /// set their own in the recipe).
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+}
+
+/// Whether a plan (or a recipe it runs as a child) has agent steps.
+fn needs_model(recipe: &protoflow_engine::recipe::Recipe) -> bool {
+    recipe.steps.iter().any(|step| match &step.kind {
+        StepKind::Agent { .. } => true,
+        StepKind::Recipe { recipe, .. } => needs_model(recipe),
+        StepKind::Tool { .. } => false,
+    })
+}
+
+/// The agent runner for a plan: `None` when it has no agent steps; the provider's
+/// error (saying how to configure one) when it needs a model and none resolves.
+pub fn agent_runner(
+    recipe: &protoflow_engine::recipe::Recipe,
+    model: &ModelArgs,
+) -> Result<Option<Arc<dyn AgentRunner>>, String> {
+    if !needs_model(recipe) {
+        return Ok(None);
+    }
+    let provider = llm::resolve_provider(
+        model.provider.as_deref(),
+        model.model.as_deref(),
+        &|name| std::env::var(name).ok(),
+    )
+    .map_err(|e| {
+        use miette::Diagnostic as _;
+        match e.help() {
+            Some(help) => format!("{e}\nhelp: {help}"),
+            None => e.to_string(),
+        }
+    })?;
+    let runner = ModelAgentRunner::new(Arc::from(provider), Some(Arc::new(ToolRegistry::builtin())));
+    Ok(Some(Arc::new(runner)))
 }
 
 /// Output options shared by `run` and `resume`.
@@ -105,8 +161,18 @@ pub fn open_store(root: &Path) -> Result<Store, u8> {
 /// An executor for the project: built-in tool steps, child recipes planned by
 /// the loader, no agent runner until a model provider is configured.
 pub fn executor(store: Store, root: PathBuf) -> Executor {
+    executor_with_agents(store, root, None)
+}
+
+/// An executor whose agent steps run with `agents` (see [`agent_runner`]).
+pub fn executor_with_agents(
+    store: Store,
+    root: PathBuf,
+    agents: Option<Arc<dyn AgentRunner>>,
+) -> Executor {
     let mut config = ExecutorConfig::new(store, root);
     config.child_planner = Some(child_planner());
+    config.agents = agents;
     Executor::new(config)
 }
 
@@ -234,6 +300,14 @@ pub fn run(args: &RunArgs) -> u8 {
             return exit::INVALID;
         }
     };
+    // Fail fast, before any effect, when agent steps have no model to run them.
+    let agents = match agent_runner(&plan.recipe, &args.model) {
+        Ok(agents) => agents,
+        Err(message) => {
+            eprintln!("error: this recipe has agent steps and needs a model: {message}");
+            return exit::INVALID;
+        }
+    };
     let store = match open_store(&root) {
         Ok(store) => store,
         Err(code) => return code,
@@ -246,7 +320,7 @@ pub fn run(args: &RunArgs) -> u8 {
         Ok(rt) => rt,
         Err(code) => return code,
     };
-    let executor = executor(store, root);
+    let executor = executor_with_agents(store, root, agents);
     let result = runtime.block_on(async {
         let cancel = cancel_on_signals(view.clone());
         let options = protoflow_engine::graph::RunOptions {
