@@ -59,14 +59,13 @@ impl AttemptObserver for BudgetObserver {
                 self.refuse(e);
             }
         }
-        if matches!(
+        let another = matches!(
             attempt.next,
             AttemptNext::Retry { .. } | AttemptNext::Fallback { .. }
-        ) {
-            if let Err(e) = self.budget.charge(Resource::ModelCalls, 1) {
-                self.refuse(e);
-                self.cancel.cancel();
-            }
+        );
+        if another && let Err(e) = self.budget.charge(Resource::ModelCalls, 1) {
+            self.refuse(e);
+            self.cancel.cancel();
         }
     }
 }

@@ -118,10 +118,12 @@ fn parameter_billions(name: &str) -> Option<f64> {
                 i += 1;
             }
             let ends = i + 1 >= bytes.len() || !bytes[i + 1].is_ascii_alphanumeric();
-            if i < bytes.len() && bytes[i] == b'b' && ends {
-                if let Ok(n) = name[start..i].parse::<f64>() {
-                    best = Some(best.map_or(n, |b: f64| b.max(n)));
-                }
+            if i < bytes.len()
+                && bytes[i] == b'b'
+                && ends
+                && let Ok(n) = name[start..i].parse::<f64>()
+            {
+                best = Some(best.map_or(n, |b: f64| b.max(n)));
             }
         }
         i += 1;
