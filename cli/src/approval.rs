@@ -7,10 +7,45 @@
 //! One prompt at a time, even when steps run in parallel.
 
 use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use async_trait::async_trait;
-use protoflow_engine::policy::{Approval, ApprovalRequest, Approver};
+use protoflow_engine::policy::{
+    Approval, ApprovalRequest, ApprovePreset, Approver, HeadlessApprover, PolicyFile,
+};
 use tokio::sync::Mutex;
+
+/// How calls that need an approval (`ask`) are decided.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ApprovalArgs {
+    /// Approve headlessly by preset: none, reads-only, checks, writes or all.
+    /// Without it (and without --policy), a terminal prompts; a non-terminal
+    /// approves nothing.
+    #[arg(long, value_name = "PRESET")]
+    pub approve: Option<ApprovePreset>,
+    /// A policy file (JSON) with approval rules by tool, check id and path glob;
+    /// first match wins, anything unmatched falls back to --approve (default none).
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+}
+
+impl ApprovalArgs {
+    /// The approver these options ask for.
+    pub fn approver(&self) -> Result<Arc<dyn Approver>, String> {
+        if let Some(path) = &self.policy {
+            let policy = PolicyFile::load(path).map_err(|e| e.to_string())?;
+            let approver =
+                HeadlessApprover::from_policy(&policy, self.approve).map_err(|e| e.to_string())?;
+            return Ok(Arc::new(approver));
+        }
+        match self.approve {
+            Some(preset) => Ok(Arc::new(HeadlessApprover::from_preset(preset))),
+            None if std::io::stdin().is_terminal() => Ok(Arc::new(TerminalApprover::new())),
+            None => Ok(Arc::new(HeadlessApprover::from_preset(ApprovePreset::None))),
+        }
+    }
+}
 
 /// An answer typed at the prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,7 +72,9 @@ pub fn parse_answer(line: &str) -> Answer {
 
 /// What the prompt shows for a request: the summary and the full preview.
 pub fn render_request(request: &ApprovalRequest) -> String {
-    let capability = request.capability.map_or_else(|| "no capability".to_string(), |c| c.to_string());
+    let capability = request
+        .capability
+        .map_or_else(|| "no capability".to_string(), |c| c.to_string());
     let mut out = format!(
         "\n── approval needed: `{}` ({capability}, phase {}) ──\n{}\n",
         request.tool, request.phase, request.preview.summary
@@ -68,7 +105,8 @@ fn ask_blocking(request: &ApprovalRequest) -> Approval {
     let stdin = std::io::stdin();
     if !stdin.is_terminal() {
         return Approval::Denied {
-            reason: "approval needed but stdin is not a terminal; use --approve or a policy file".to_string(),
+            reason: "approval needed but stdin is not a terminal; use --approve or a policy file"
+                .to_string(),
         };
     }
     let mut stderr = std::io::stderr();

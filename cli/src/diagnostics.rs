@@ -27,3 +27,15 @@ pub fn render(diags: &Diagnostics) -> String {
     }
     out
 }
+
+/// Prints a command's error report (with its help and code) and maps the outcome
+/// to an exit code: success, or 1 (the command could not do what was asked).
+pub fn report_result(result: miette::Result<()>) -> u8 {
+    match result {
+        Ok(()) => crate::exit::SUCCESS,
+        Err(report) => {
+            eprintln!("{report:?}");
+            crate::exit::INCOMPLETE
+        }
+    }
+}

@@ -3,10 +3,14 @@
 //! Only this crate knows the terminal: argument parsing, rendering and exit codes
 //! (see `exit.rs`). Each subcommand lives in `commands/<name>.rs`.
 
+mod approval;
 mod commands;
 mod diagnostics;
 mod exit;
 mod output;
+mod plan_source;
+mod progress;
+mod signals;
 
 use std::process::ExitCode;
 
@@ -34,6 +38,20 @@ enum Command {
     Roles(commands::roles::RolesArgs),
     /// Check the configured model providers (reachability, model, tool calling; never keys).
     Doctor(commands::doctor::DoctorArgs),
+    /// Run a recipe (a file or a built-in name) to its end.
+    Run(commands::run::RunArgs),
+    /// List past runs of this project.
+    Runs(commands::runs::RunsArgs),
+    /// Print a run's report.
+    Report(commands::report::ReportArgs),
+    /// Continue an interrupted run without replaying uncertain effects.
+    Resume(commands::resume::ResumeArgs),
+    /// List the project's checks: configured or discovered, and why.
+    Checks(commands::checks::ChecksArgs),
+    /// List the latest file changes protoflow made (checkpoints).
+    Checkpoints(commands::checkpoints::CheckpointsArgs),
+    /// Restore a file to before a change, after showing the reverse diff.
+    Undo(commands::undo::UndoArgs),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +73,15 @@ fn main() -> ExitCode {
         Command::Recipes(args) => commands::recipes::run(args),
         Command::Roles(args) => commands::roles::run(args),
         Command::Doctor(args) => commands::doctor::run(args),
+        Command::Run(args) => commands::run::run(args),
+        Command::Runs(args) => commands::runs::run(args),
+        Command::Report(args) => commands::report::run(args),
+        Command::Resume(args) => commands::resume::run(args),
+        Command::Checks(args) => diagnostics::report_result(commands::checks::run_args(args)),
+        Command::Checkpoints(args) => {
+            diagnostics::report_result(commands::checkpoints::run(args.clone()))
+        }
+        Command::Undo(args) => diagnostics::report_result(commands::undo::run(args.clone())),
     };
     ExitCode::from(code)
 }

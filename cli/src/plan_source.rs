@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use protoflow_engine::graph::{ChildPlanner, Plan, build_plan};
+use protoflow_engine::graph::{Plan, build_plan};
 use protoflow_engine::recipe::{
     LoadOptions, Recipe, load_recipe, load_recipe_str, resolve_recipe_arg,
 };
@@ -36,11 +36,6 @@ pub fn load_plan(arg: &str, project: &Path) -> Result<Plan, LoadFailure> {
 
 fn plan_of(recipe: Arc<Recipe>) -> Result<Plan, String> {
     build_plan(recipe).map_err(|e| format!("error: {e}\n"))
-}
-
-/// The plan builder for child recipes (`recipe:` steps).
-pub fn child_planner() -> ChildPlanner {
-    Arc::new(|recipe: &Arc<Recipe>| plan_of(Arc::clone(recipe)))
 }
 
 /// Rebuilds the plan of a stored run from its stored recipe document.

@@ -24,10 +24,7 @@ use protoflow_engine::agent::{
     Artifacts, ModelAgentRunner, OfferBuilder, Profile, render_system_prompt,
 };
 use protoflow_engine::builtins;
-use protoflow_engine::graph::{
-    Executor, ExecutorConfig, RunOptions, ToolCall, ToolCallOutcome, ToolInvoker, ToolResult,
-    build_plan,
-};
+use protoflow_engine::graph::{Executor, ExecutorConfig, RegistryTools, RunOptions, build_plan};
 use protoflow_engine::llm::{
     ChatRequest, HttpSettings, Message, Provider, ProviderKind, ScriptedProvider,
     build_http_provider,
@@ -38,7 +35,7 @@ use protoflow_engine::policy::{
 use protoflow_engine::recipe::{LoadOptions, load_recipe_str};
 use protoflow_engine::role::{RoleDocument, RoleKind};
 use protoflow_engine::store::Store;
-use protoflow_engine::tools::{ToolRegistry, invoke};
+use protoflow_engine::tools::ToolRegistry;
 use serde_json::json;
 
 const TASK: &str = "Task: the parser rejects empty input files with an index panic. \
@@ -94,34 +91,6 @@ fn first_request_bytes(registry: &Arc<ToolRegistry>, provider: &dyn Provider) {
     }
 }
 
-#[derive(Debug)]
-struct Registry(Arc<ToolRegistry>, HeadlessApprover);
-
-#[async_trait::async_trait]
-impl ToolInvoker for Registry {
-    async fn invoke(&self, call: ToolCall) -> ToolCallOutcome {
-        let authority = call
-            .authority
-            .clone()
-            .unwrap_or_else(|| Authority::none(call.ctx.phase));
-        let done = invoke(
-            &self.0, &call.ctx, &call.tool, call.args, &authority, &self.1,
-        )
-        .await;
-        ToolCallOutcome {
-            result: done
-                .result
-                .map(|value| ToolResult {
-                    value,
-                    text: None,
-                    failed: None,
-                })
-                .map_err(|e| e.to_string()),
-            receipt: Some(done.receipt),
-        }
-    }
-}
-
 const TURNS: usize = 40;
 
 fn time_per_turn(registry: &Arc<ToolRegistry>) {
@@ -162,9 +131,9 @@ fn time_per_turn(registry: &Arc<ToolRegistry>) {
         let provider = ScriptedProvider::from_value("bench", json!({"turns": turns})).unwrap();
         let store = Store::open_project(&root).unwrap();
         let mut config = ExecutorConfig::new(store, root.clone());
-        config.tools = Arc::new(Registry(
+        config.tools = Arc::new(RegistryTools::new(
             registry.clone(),
-            HeadlessApprover::from_preset(ApprovePreset::All),
+            Arc::new(HeadlessApprover::from_preset(ApprovePreset::All)),
         ));
         config.agents = Some(Arc::new(ModelAgentRunner::new(
             Arc::new(provider),

@@ -9,7 +9,7 @@ use miette::{IntoDiagnostic, Result};
 use protoflow_engine::tools::fs::{Change, CheckpointStore, PROJECT_DB};
 
 /// Arguments of `protoflow checkpoints`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct CheckpointsArgs {
     /// The project root.
     #[arg(long, default_value = ".")]
@@ -77,13 +77,19 @@ pub fn render_table(changes: &[Change]) -> String {
 pub fn run(args: CheckpointsArgs) -> Result<()> {
     let root = args.project.canonicalize().into_diagnostic()?;
     if !root.join(PROJECT_DB).exists() {
-        println!("No changes recorded in {} (no {PROJECT_DB}).", root.display());
+        println!(
+            "No changes recorded in {} (no {PROJECT_DB}).",
+            root.display()
+        );
         return Ok(());
     }
     let store = CheckpointStore::open_project(&root)?;
     let changes = store.list(args.limit)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&changes).into_diagnostic()?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&changes).into_diagnostic()?
+        );
     } else if changes.is_empty() {
         println!("No changes recorded in {}.", root.display());
     } else {
@@ -105,7 +111,10 @@ mod tests {
 
     #[test]
     fn revisions_are_shortened() {
-        assert_eq!(short_revision(Some("sha256:0123456789abcdef")), "sha256:0123456789ab");
+        assert_eq!(
+            short_revision(Some("sha256:0123456789abcdef")),
+            "sha256:0123456789ab"
+        );
         assert_eq!(short_revision(None), "-");
     }
 }

@@ -7,14 +7,31 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use std::path::PathBuf;
+
 use miette::IntoDiagnostic;
-use protoflow_engine::checks::{CheckSpec, DiscoverOptions, Discovery, resolve_checks};
+use protoflow_engine::checks::{CheckSpec, Discovery, resolve_checks};
+use protoflow_engine::recipe::load::project_discover_options;
+
+/// Arguments of `protoflow checks`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ChecksArgs {
+    /// The project root.
+    #[arg(long, default_value = ".")]
+    pub project: PathBuf,
+    /// Print the discovery as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `protoflow checks` from its arguments.
+pub fn run_args(args: &ChecksArgs) -> miette::Result<()> {
+    run(&args.project, args.json)
+}
 
 /// Prints the checks of the project at `project` to stdout, as text or as JSON.
 pub fn run(project: &Path, json: bool) -> miette::Result<()> {
-    // TODO(integration): pass the recipe loader's spanned YAML parser as
-    // `DiscoverOptions::yaml_loader` so `.protoflow/project.yaml` is accepted.
-    let discovery = resolve_checks(project, &DiscoverOptions::default())?;
+    let discovery = resolve_checks(project, &project_discover_options())?;
     let text = if json {
         let mut text = serde_json::to_string_pretty(&discovery).into_diagnostic()?;
         text.push('\n');
@@ -147,7 +164,11 @@ mod tests {
             r#"{"scripts": {"test": "echo \"Error: no test specified\" && exit 1", "lint": "eslint ."}}"#,
         )
         .unwrap();
-        let discovery = resolve_checks(dir.path(), &DiscoverOptions::default()).unwrap();
+        let discovery = resolve_checks(
+            dir.path(),
+            &protoflow_engine::checks::DiscoverOptions::default(),
+        )
+        .unwrap();
         let text = render(&discovery);
         assert!(text.contains("(discovered): 1\n"), "{text}");
         assert!(text.contains("npm:lint [discovered]\n"), "{text}");

@@ -1,10 +1,17 @@
 //! One file per subcommand: its arguments and its handler.
 
+pub mod checkpoints;
+pub mod checks;
 pub mod doctor;
 pub mod graph;
 pub mod recipes;
+pub mod report;
+pub mod resume;
 pub mod roles;
+pub mod run;
+pub mod runs;
 pub mod schema;
+pub mod undo;
 pub mod validate;
 
 use std::path::PathBuf;

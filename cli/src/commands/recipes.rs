@@ -63,12 +63,17 @@ pub fn run(args: &RecipesArgs) -> u8 {
             ));
             continue;
         }
-        let first_line = row["description"]
-            .as_str()
-            .unwrap_or_default()
+        let description = row["description"].as_str().unwrap_or_default();
+        let paragraph: Vec<&str> = description
             .lines()
-            .next()
-            .unwrap_or_default();
+            .take_while(|l| !l.trim().is_empty())
+            .map(str::trim)
+            .collect();
+        let paragraph = paragraph.join(" ");
+        let first_line = match paragraph.find(". ") {
+            Some(i) => &paragraph[..=i],
+            None => paragraph.as_str(),
+        };
         crate::output::out(&format!("{name:<16} {source}\n"));
         if !first_line.is_empty() {
             crate::output::out(&format!("    {first_line}\n"));

@@ -12,6 +12,7 @@ use protoflow_engine::graph::{ExecError, ResumeOptions};
 use super::run::{
     OutputArgs, cancel_on_signals, executor, finish, listeners, open_store, project_root, runtime,
 };
+use crate::approval::ApprovalArgs;
 use crate::exit;
 use crate::plan_source::rebuild_plan;
 
@@ -28,6 +29,8 @@ pub struct ResumeArgs {
     /// The project directory (default: the current directory).
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
+    #[command(flatten)]
+    pub approval: ApprovalArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -53,7 +56,10 @@ pub fn run(args: &ResumeArgs) -> u8 {
         Ok(rt) => rt,
         Err(code) => return code,
     };
-    let executor = executor(store, root.clone());
+    let executor = match executor(store, root.clone(), &args.approval) {
+        Ok(executor) => executor,
+        Err(code) => return code,
+    };
     let result = runtime.block_on(async {
         let options = ResumeOptions {
             replay: args.replay.clone(),

@@ -11,19 +11,24 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
-use protoflow_engine::events::{EventListener, JsonLinesWriter, RunStatus};
 use protoflow_engine::agent::ModelAgentRunner;
+use protoflow_engine::checks::resolve_checks;
+use protoflow_engine::events::{EventListener, JsonLinesWriter, RunStatus};
 use protoflow_engine::graph::{
-    AgentRunner, Executor, ExecutorConfig, RunReport, format_ms, inputs,
+    AgentRunner, Executor, ExecutorConfig, RegistryTools, RunReport, format_ms, inputs,
 };
-use protoflow_engine::llm;
+use protoflow_engine::llm::{self, Provider};
 use protoflow_engine::recipe::StepKind;
-use protoflow_engine::tools::ToolRegistry;
+use protoflow_engine::recipe::load::project_discover_options;
 use protoflow_engine::store::Store;
+use protoflow_engine::tools::fs::CheckpointStore;
+use protoflow_engine::tools::process::base_process_env;
+use protoflow_engine::tools::project_registry;
 use tokio_util::sync::CancellationToken;
 
+use crate::approval::ApprovalArgs;
 use crate::exit;
-use crate::plan_source::{LoadFailure, child_planner, load_plan};
+use crate::plan_source::{LoadFailure, load_plan};
 use crate::progress::LiveView;
 use crate::signals;
 
@@ -42,6 +47,8 @@ pub struct RunArgs {
     pub project: Option<PathBuf>,
     #[command(flatten)]
     pub model: ModelArgs,
+    #[command(flatten)]
+    pub approval: ApprovalArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -69,29 +76,27 @@ fn needs_model(recipe: &protoflow_engine::recipe::Recipe) -> bool {
     })
 }
 
-/// The agent runner for a plan: `None` when it has no agent steps; the provider's
+/// The model provider for a plan: `None` when it has no agent steps; the provider's
 /// error (saying how to configure one) when it needs a model and none resolves.
-pub fn agent_runner(
+pub fn agent_provider(
     recipe: &protoflow_engine::recipe::Recipe,
     model: &ModelArgs,
-) -> Result<Option<Arc<dyn AgentRunner>>, String> {
+) -> Result<Option<Arc<dyn Provider>>, String> {
     if !needs_model(recipe) {
         return Ok(None);
     }
-    let provider = llm::resolve_provider(
-        model.provider.as_deref(),
-        model.model.as_deref(),
-        &|name| std::env::var(name).ok(),
-    )
-    .map_err(|e| {
-        use miette::Diagnostic as _;
-        match e.help() {
-            Some(help) => format!("{e}\nhelp: {help}"),
-            None => e.to_string(),
-        }
-    })?;
-    let runner = ModelAgentRunner::new(Arc::from(provider), Some(Arc::new(ToolRegistry::builtin())));
-    Ok(Some(Arc::new(runner)))
+    let provider =
+        llm::resolve_provider(model.provider.as_deref(), model.model.as_deref(), &|name| {
+            std::env::var(name).ok()
+        })
+        .map_err(|e| {
+            use miette::Diagnostic as _;
+            match e.help() {
+                Some(help) => format!("{e}\nhelp: {help}"),
+                None => e.to_string(),
+            }
+        })?;
+    Ok(Some(Arc::from(provider)))
 }
 
 /// Output options shared by `run` and `resume`.
@@ -158,22 +163,44 @@ pub fn open_store(root: &Path) -> Result<Store, u8> {
     })
 }
 
-/// An executor for the project: built-in tool steps, child recipes planned by
-/// the loader, no agent runner until a model provider is configured.
-pub fn executor(store: Store, root: PathBuf) -> Executor {
-    executor_with_agents(store, root, None)
+/// An executor for the project: every tool (the project's checks resolved once
+/// and frozen for the run), approvals as the options say, the base process
+/// environment, checkpoints for every write, and child recipes planned by
+/// `build_plan`. No agent runner until a model provider is configured.
+pub fn executor(store: Store, root: PathBuf, approval: &ApprovalArgs) -> Result<Executor, u8> {
+    executor_with_provider(store, root, approval, None)
 }
 
-/// An executor whose agent steps run with `agents` (see [`agent_runner`]).
-pub fn executor_with_agents(
+/// [`executor`], with agent steps run by a [`ModelAgentRunner`] over `provider`
+/// (tool schemas from the run's registry) when one is given.
+pub fn executor_with_provider(
     store: Store,
     root: PathBuf,
-    agents: Option<Arc<dyn AgentRunner>>,
-) -> Executor {
+    approval: &ApprovalArgs,
+    provider: Option<Arc<dyn Provider>>,
+) -> Result<Executor, u8> {
+    let discovery = resolve_checks(&root, &project_discover_options()).map_err(|e| {
+        eprintln!("{:?}", miette::Report::new(e));
+        exit::INVALID
+    })?;
+    let approver = approval.approver().map_err(|e| {
+        eprintln!("error: {e}");
+        exit::INVALID
+    })?;
+    let checkpoints = CheckpointStore::open_project(&root).map_err(|e| {
+        eprintln!("error: {e}");
+        exit::INTERNAL
+    })?;
+    let registry = Arc::new(project_registry(Arc::new(discovery)));
     let mut config = ExecutorConfig::new(store, root);
-    config.child_planner = Some(child_planner());
-    config.agents = agents;
-    Executor::new(config)
+    config.agents = provider.map(|provider| {
+        Arc::new(ModelAgentRunner::new(provider, Some(Arc::clone(&registry))))
+            as Arc<dyn AgentRunner>
+    });
+    config.tools = Arc::new(RegistryTools::new(registry, approver));
+    config.process_env = base_process_env(|name| std::env::var(name).ok());
+    config.checkpoints = Some(Arc::new(checkpoints));
+    Ok(Executor::new(config))
 }
 
 /// The event listeners of a run, and its live view (also among the listeners).
@@ -301,7 +328,7 @@ pub fn run(args: &RunArgs) -> u8 {
         }
     };
     // Fail fast, before any effect, when agent steps have no model to run them.
-    let agents = match agent_runner(&plan.recipe, &args.model) {
+    let agents = match agent_provider(&plan.recipe, &args.model) {
         Ok(agents) => agents,
         Err(message) => {
             eprintln!("error: this recipe has agent steps and needs a model: {message}");
@@ -320,7 +347,10 @@ pub fn run(args: &RunArgs) -> u8 {
         Ok(rt) => rt,
         Err(code) => return code,
     };
-    let executor = executor_with_agents(store, root, agents);
+    let executor = match executor_with_provider(store, root, &args.approval, agents) {
+        Ok(executor) => executor,
+        Err(code) => return code,
+    };
     let result = runtime.block_on(async {
         let cancel = cancel_on_signals(view.clone());
         let options = protoflow_engine::graph::RunOptions {

@@ -11,7 +11,7 @@ use crate::exit;
 /// Print or write the published JSON Schemas (draft 2020-12).
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
-    /// Which schema: `recipe`, `role`, or `all`.
+    /// Which schema: `recipe`, `role`, `project`, or `all`.
     #[arg(default_value = "all", value_name = "NAME")]
     pub name: String,
     /// Write `NAME.schema.json` files into this directory instead of printing.

@@ -13,7 +13,7 @@ use protoflow_engine::tools::fs::{CheckpointStore, PROJECT_DB, apply_undo, plan_
 use super::checkpoints::format_utc;
 
 /// Arguments of `protoflow undo`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct UndoArgs {
     /// The change to undo (see `protoflow checkpoints`); default: the newest applied change.
     pub change_id: Option<i64>,
@@ -78,7 +78,10 @@ pub fn run(args: UndoArgs) -> Result<()> {
         println!(
             "Restored {} to {}.",
             change.path,
-            change.revision_before.as_deref().unwrap_or("its previous content")
+            change
+                .revision_before
+                .as_deref()
+                .unwrap_or("its previous content")
         );
     }
     Ok(())

@@ -106,7 +106,7 @@ pub(crate) async fn invoke_tool(
         tool: tool.to_string(),
         args,
         ctx: session.ctx.clone(),
-        authority: Some(authority.clone()),
+        authority: authority.clone(),
     };
     let outcome = session.invoker.invoke(call).await;
     let status = outcome.receipt.as_ref().map(|r| r.status);

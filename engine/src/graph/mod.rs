@@ -10,10 +10,10 @@ pub mod budget;
 mod build;
 mod executor;
 pub mod inputs;
-mod local_tools;
 pub mod output;
 mod plan;
 mod recorder;
+mod registry_tools;
 mod render;
 mod report;
 mod runner;
@@ -24,9 +24,9 @@ pub use build::{PlanError, build_plan};
 pub use executor::{
     ChildPlanner, ExecError, Executor, ExecutorConfig, ResumeOptions, RunOptions, new_run_id,
 };
-pub use local_tools::LocalTools;
 pub use plan::{Plan, PlanEdge, PlanNode};
 pub use recorder::ReceiptSink;
+pub use registry_tools::RegistryTools;
 pub use render::{to_dot, to_mermaid};
 pub use report::{BudgetReport, LoopReport, RunReport, StepReport, format_ms, limits_json};
 pub use runner::{

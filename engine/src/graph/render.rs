@@ -73,17 +73,9 @@ pub fn to_mermaid(plan: &Plan) -> String {
             PlanEdge::Needs { from, to } => {
                 let _ = writeln!(out, "  n{from} --> n{to}");
             }
-            PlanEdge::Back {
-                from,
-                to,
-                when,
-                max,
-            } => {
-                let _ = writeln!(
-                    out,
-                    "  n{from} -. \"max {max}: {}\" .-> n{to}",
-                    mermaid_escape(when.trim())
-                );
+            PlanEdge::Back { from, to, max, .. } => {
+                // The condition is long; the DOT rendering carries it as a tooltip.
+                let _ = writeln!(out, "  n{from} -. \"max {max}\" .-> n{to}");
             }
         }
     }
@@ -163,8 +155,8 @@ pub fn to_dot(plan: &Plan) -> String {
             } => {
                 let _ = writeln!(
                     out,
-                    "  n{from} -> n{to} [style=dashed, constraint=false, label={}];",
-                    dot_quote(&format!("max {max}: {}", when.trim()))
+                    "  n{from} -> n{to} [style=dashed, constraint=false, label=\"max {max}\", tooltip={}];",
+                    dot_quote(&format!("loop while {}", when.trim()))
                 );
             }
         }

@@ -29,11 +29,8 @@ pub struct ToolCall {
     pub args: Value,
     /// The context: root, phase, cancellation, output cap, environment.
     pub ctx: ToolContext,
-    /// A narrowing the caller asks for (an agent's computed authority: recipe ceiling
-    /// ∩ step ∩ role ∩ phase, or a delegated worker's ∩ its controller's). An invoker
-    /// that decides authority intersects it with its own; `None`: the invoker's own
-    /// decision alone (tool steps).
-    pub authority: Option<Authority>,
+    /// What the call may do (tools allowed, capability decisions, phase).
+    pub authority: Authority,
 }
 
 /// A tool call's result.
@@ -60,7 +57,7 @@ pub struct ToolCallOutcome {
 }
 
 /// Runs tools by name. The tool registry implements this (authority, approvals,
-/// receipts); [`super::LocalTools`] is the built-in stand-in.
+/// receipts); [`super::RegistryTools`] adapts the tool registry.
 #[async_trait]
 pub trait ToolInvoker: Send + Sync {
     /// Performs one call. Must stop promptly (killing its processes) when

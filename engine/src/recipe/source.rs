@@ -107,6 +107,7 @@ impl miette::SourceCode for Source {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -33,10 +33,11 @@ pub fn environment() -> Environment<'static> {
 /// The expression inside `text`: `{{ a.b }}` -> `a.b`; anything else unchanged.
 pub fn expression_source(text: &str) -> &str {
     let t = text.trim();
-    if let Some(inner) = t.strip_prefix("{{").and_then(|s| s.strip_suffix("}}")) {
-        if !inner.contains("{{") && !inner.contains("}}") {
-            return inner.trim();
-        }
+    if let Some(inner) = t.strip_prefix("{{").and_then(|s| s.strip_suffix("}}"))
+        && !inner.contains("{{")
+        && !inner.contains("}}")
+    {
+        return inner.trim();
     }
     t
 }
@@ -107,6 +108,7 @@ pub fn plain_path(expr: &str) -> Option<Vec<String>> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

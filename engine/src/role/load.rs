@@ -109,6 +109,31 @@ pub fn check_role(doc: &RoleDocument, source: &Source, spans: &SpanIndex) -> Dia
             }
         }
     }
+    let mut prompts: Vec<(String, &str)> = Vec::new();
+    if let Some(p) = &doc.prompt {
+        prompts.push(("/prompt".into(), p));
+    }
+    if let Some(profiles) = &doc.profiles {
+        for (name, overlay) in [
+            ("small", &profiles.small),
+            ("medium", &profiles.medium),
+            ("large", &profiles.large),
+            ("api", &profiles.api),
+        ] {
+            let Some(o) = overlay else { continue };
+            if let Some(p) = &o.prompt {
+                prompts.push((format!("/profiles/{name}/prompt"), p));
+            }
+            if let Some(p) = &o.prompt_append {
+                prompts.push((format!("/profiles/{name}/prompt_append"), p));
+            }
+        }
+    }
+    for (ptr, text) in prompts {
+        if let Some(d) = template_syntax("role::template-syntax", text) {
+            diags.push(d.at_opt(at(&ptr)));
+        }
+    }
     if doc.kind == RoleKind::Llm && doc.prompt.as_deref().is_none_or(|p| p.trim().is_empty()) {
         diags.push(
             Diagnostic::new(
@@ -120,6 +145,21 @@ pub fn check_role(doc: &RoleDocument, source: &Source, spans: &SpanIndex) -> Dia
         );
     }
     diags
+}
+
+/// A syntax diagnostic for a prompt template, when it does not parse.
+pub(crate) fn template_syntax(rule: &'static str, text: &str) -> Option<Diagnostic> {
+    let env = crate::recipe::template::environment();
+    let err = env.template_from_str(text).err()?;
+    let detail = err
+        .detail()
+        .map(str::to_string)
+        .unwrap_or_else(|| err.to_string());
+    Some(
+        Diagnostic::new(rule, format!("invalid template: {detail}"))
+            .with_label("does not parse")
+            .with_help("prompts are minijinja (Jinja2) templates: `{{ name }}`, `{% if ... %}...{% endif %}`"),
+    )
 }
 
 /// "unknown tool" with the closest catalog names as help.
@@ -135,13 +175,13 @@ pub(crate) fn unknown_tool(rule: &'static str, tool: &str) -> Diagnostic {
         format!("known tools: {}", names.join(", "))
     } else {
         format!(
-            "did you mean {}? (known tools: {})",
+            "did you mean {}? (`protoflow` knows {} tools, listed in docs/recipe-language.md)",
             close
                 .iter()
                 .map(|c| format!("`{c}`"))
                 .collect::<Vec<_>>()
                 .join(" or "),
-            names.join(", ")
+            names.len()
         )
     };
     Diagnostic::new(rule, format!("unknown tool `{tool}`"))

@@ -11,6 +11,6 @@ mod search;
 pub use document::{
     Memory, ProfileOverlayDocument, ProfilesDocument, RoleDocument, RoleKind, RoleLimitsDocument,
 };
-pub(crate) use load::unknown_tool;
 pub use load::{LoadedRole, check_role, load_role, load_role_bytes, load_role_file};
+pub(crate) use load::{template_syntax, unknown_tool};
 pub use search::{RoleListing, RoleLocation, RoleSearchPath, is_role_name, user_config_dir};

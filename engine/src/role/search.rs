@@ -134,10 +134,10 @@ impl RoleSearchPath {
                 if !matches!(ext, Some("yaml" | "yml")) {
                     continue;
                 }
-                if let Some(stem) = path.file_stem().and_then(|s| s.to_str()) {
-                    if is_role_name(stem) {
-                        names.push(stem.to_string());
-                    }
+                if let Some(stem) = path.file_stem().and_then(|s| s.to_str())
+                    && is_role_name(stem)
+                {
+                    names.push(stem.to_string());
                 }
             }
         }
@@ -173,6 +173,7 @@ pub fn user_config_dir() -> Option<PathBuf> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

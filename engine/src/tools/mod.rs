@@ -7,13 +7,16 @@
 
 pub mod args;
 mod catalog;
+pub mod checks;
 mod context;
 mod echo;
 mod error;
+pub mod findings;
 pub mod fs;
 pub mod git;
 mod invoke;
 pub mod process;
+mod project;
 mod registry;
 mod tool;
 pub mod web;
@@ -23,5 +26,6 @@ pub use context::ToolContext;
 pub use echo::Echo;
 pub use error::ToolError;
 pub use invoke::{Invocation, invoke, status_of};
+pub use project::project_registry;
 pub use registry::ToolRegistry;
 pub use tool::{PreparedCall, Preview, Tool, ToolOutput};

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use protoflow_engine::events::{EventKind, RunStatus, StepStatus};
-use protoflow_engine::graph::{LocalTools, ToolCall, ToolCallOutcome, ToolInvoker, ToolResult};
+use protoflow_engine::graph::{RegistryTools, ToolCall, ToolCallOutcome, ToolInvoker, ToolResult};
 use serde_json::json;
 
 use super::exec_support::{Project, plan, sh, step_output, step_reason, step_status};
@@ -27,7 +27,7 @@ struct Probe {
 impl ToolInvoker for Probe {
     async fn invoke(&self, call: ToolCall) -> ToolCallOutcome {
         if call.tool != "probe" {
-            return LocalTools.invoke(call).await;
+            return RegistryTools::builtin().invoke(call).await;
         }
         let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
         self.max_seen.fetch_max(now, Ordering::SeqCst);
@@ -81,7 +81,7 @@ async fn foreach_over_a_runtime_list_runs_one_instance_per_item_with_results_in_
             "steps": [
                 {"id": "find", "tool": "echo", "with": {"value": ["a", "b", "c", "d"]}},
                 {"id": "verify", "tool": "execute_command", "needs": ["find"],
-                 "foreach": "steps.find.output", "as": "finding",
+                 "foreach": "steps.find.output.value", "as": "finding",
                  // Later items finish first: results must still be in item order.
                  "with": {"argv": ["sh", "-c", "sleep 0.{{ 4 - index }}; printf '%s-%s' {{ finding }} {{ index }}"]}},
                 {"id": "summary", "tool": "echo", "needs": ["verify"],
@@ -94,7 +94,7 @@ async fn foreach_over_a_runtime_list_runs_one_instance_per_item_with_results_in_
         assert_eq!(step_status(&report, &format!("verify[{i}]")), "succeeded");
     }
     assert_eq!(
-        step_output(&report, "summary"),
+        step_output(&report, "summary")["value"],
         json!(["a-0", "b-1", "c-2", "d-3"])
     );
     let expanded: Vec<_> = events
@@ -112,7 +112,7 @@ async fn foreach_over_a_non_list_fails_with_a_clear_error() {
         .run(plan(json!({
             "steps": [
                 {"id": "find", "tool": "echo", "with": {"value": "not a list"}},
-                {"id": "verify", "tool": "echo", "needs": ["find"], "foreach": "steps.find.output",
+                {"id": "verify", "tool": "echo", "needs": ["find"], "foreach": "steps.find.output.value",
                  "with": {"value": "{{ item }}"}}
             ]
         })))
@@ -133,7 +133,7 @@ async fn foreach_over_an_empty_list_has_no_instances_and_downstream_still_runs()
         .run(plan(json!({
             "steps": [
                 {"id": "find", "tool": "echo", "with": {"value": []}},
-                {"id": "verify", "tool": "echo", "needs": ["find"], "foreach": "steps.find.output",
+                {"id": "verify", "tool": "echo", "needs": ["find"], "foreach": "steps.find.output.value",
                  "with": {"value": "{{ item }}"}},
                 {"id": "report", "tool": "echo", "needs": ["verify"],
                  "with": {"value": "{{ steps.verify.output | length }} verified"}}
@@ -143,7 +143,7 @@ async fn foreach_over_an_empty_list_has_no_instances_and_downstream_still_runs()
     assert_eq!(report.status, RunStatus::Succeeded);
     assert!(!report.steps.iter().any(|s| s.key.starts_with("verify[")));
     assert_eq!(step_output(&report, "verify"), json!([]));
-    assert_eq!(step_output(&report, "report"), json!("0 verified"));
+    assert_eq!(step_output(&report, "report")["value"], json!("0 verified"));
 }
 
 #[tokio::test]
@@ -159,7 +159,7 @@ async fn a_false_when_skips_a_step_and_its_dependents_follow_the_rule() {
                 {"id": "after_deep", "tool": "echo", "needs": ["deep"], "with": {"value": 3}},
                 // mixed -> runs, and sees the skipped step's status and null output
                 {"id": "mixed", "tool": "echo", "needs": ["deep", "fast"],
-                 "with": {"value": "{{ steps.deep.status }}/{{ steps.deep.output }}/{{ steps.fast.output }}"}}
+                 "with": {"value": "{{ steps.deep.status }}/{{ steps.deep.output }}/{{ steps.fast.output.value }}"}}
             ]
         })))
         .await;
@@ -171,7 +171,10 @@ async fn a_false_when_skips_a_step_and_its_dependents_follow_the_rule() {
         step_reason(&report, "after_deep"),
         "all of its needs were skipped"
     );
-    assert_eq!(step_output(&report, "mixed"), json!("skipped/None/2"));
+    assert_eq!(
+        step_output(&report, "mixed")["value"],
+        json!("skipped/None/2")
+    );
     assert!(events.types().contains(&"step.skipped".to_string()));
 }
 
@@ -196,7 +199,10 @@ async fn a_failed_step_skips_its_dependents_but_not_independent_branches() {
     assert!(step_reason(&report, "broken").contains("exited with code 1"));
     assert_eq!(step_status(&report, "after"), "skipped");
     assert_eq!(step_reason(&report, "after"), "needs `broken` failed");
-    assert_eq!(step_output(&report, "after_tolerated"), json!("failed"));
+    assert_eq!(
+        step_output(&report, "after_tolerated")["value"],
+        json!("failed")
+    );
     assert_eq!(step_status(&report, "independent"), "succeeded");
     assert_eq!(
         report.failed,
@@ -226,7 +232,7 @@ async fn a_bounded_back_edge_is_taken_until_its_condition_is_false() {
     assert_eq!(report.loops[0].taken, 1);
     assert!(!report.loops[0].exhausted);
     assert_eq!(
-        step_output(&report, "report"),
+        step_output(&report, "report")["value"],
         json!("succeeded after 2 edits")
     );
     let log = std::fs::read_to_string(project.root().join("edits.log")).unwrap();
@@ -291,7 +297,7 @@ async fn typed_outputs_are_parsed_tolerantly_and_validated() {
     assert_eq!(step_output(&report, "bare"), json!({"n": 1}));
     assert_eq!(step_output(&report, "prose"), json!({"n": 2}));
     assert_eq!(step_output(&report, "fenced"), json!({"n": 3}));
-    assert_eq!(step_output(&report, "use"), json!(6));
+    assert_eq!(step_output(&report, "use")["value"], json!(6));
     assert_eq!(step_status(&report, "wrong_type"), "failed");
     assert!(
         step_reason(&report, "wrong_type").contains("/n"),
@@ -309,7 +315,7 @@ async fn a_template_error_at_run_time_fails_that_step_with_the_reason() {
     let (report, _) = project
         .run(plan(json!({
             "steps": [
-                {"id": "a", "tool": "echo", "with": {"value": {"x": 1}}},
+                {"id": "a", "tool": "echo", "with": {"x": 1}},
                 {"id": "b", "tool": "echo", "needs": ["a"],
                  "with": {"value": "uses {{ steps.a.output.nope.deeper }}"}},
                 {"id": "c", "tool": "echo", "needs": ["a"], "with": {"value": "{{ steps.a.output.x }}"}}
@@ -328,7 +334,7 @@ async fn a_template_error_at_run_time_fails_that_step_with_the_reason() {
         "{}",
         step_reason(&report, "b")
     );
-    assert_eq!(step_output(&report, "c"), json!(1));
+    assert_eq!(step_output(&report, "c")["value"], json!(1));
 }
 
 #[tokio::test]
@@ -350,7 +356,7 @@ async fn every_state_change_is_an_event_in_order_and_in_the_store() {
     let (report, events) = project
         .run(plan(json!({
             "steps": [{"id": "a", "tool": "echo", "with": {"value": 1}}],
-            "outputs": {"result": "steps.a.output"}
+            "outputs": {"result": "steps.a.output.value"}
         })))
         .await;
     assert_eq!(report.outputs["result"], json!(1));
@@ -381,4 +387,42 @@ async fn every_state_change_is_an_event_in_order_and_in_the_store() {
         StepStatus::Succeeded
     );
     assert_eq!(project.store.receipts(&report.run_id).unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_recipe_step_runs_its_child_through_the_same_executor_and_root_budget() {
+    use protoflow_engine::graph::build_plan;
+    use protoflow_engine::recipe::{LoadOptions, load_recipe_str};
+
+    let project = Project::new();
+    let root = project.root();
+    std::fs::write(
+        root.join("child.yaml"),
+        "apiVersion: protoflow/v1\nkind: Recipe\nname: child\ninputs:\n  n: {type: integer, required: true}\nsteps:\n  - id: double\n    tool: echo\n    with: {value: \"{{ inputs.n * 2 }}\"}\noutputs:\n  result: steps.double.output.value\n",
+    )
+    .unwrap();
+    let parent = "apiVersion: protoflow/v1\nkind: Recipe\nname: parent\nsteps:\n  - id: sub\n    recipe: child.yaml\n    with: {n: 21}\n  - id: use\n    tool: echo\n    needs: [sub]\n    with: {value: \"{{ steps.sub.output.result }}\"}\n";
+    let recipe = load_recipe_str(
+        "parent.yaml",
+        parent,
+        Some(&root),
+        &LoadOptions::for_project(&root),
+    )
+    .unwrap();
+    let (report, events) = project.run(build_plan(recipe).unwrap()).await;
+    assert_eq!(report.status, RunStatus::Succeeded, "{:?}", report.problems);
+    assert_eq!(step_output(&report, "sub"), json!({"result": 42}));
+    assert_eq!(step_output(&report, "use")["value"], json!(42));
+    assert_eq!(report.budget.used.children, 1);
+    assert_eq!(
+        report.budget.used.tool_calls, 2,
+        "the child's calls count at the root"
+    );
+    assert!(
+        events
+            .json()
+            .iter()
+            .any(|e| e["type"] == "step.finished" && e["step"] == "sub/double"),
+        "child steps are recorded under the parent's key"
+    );
 }

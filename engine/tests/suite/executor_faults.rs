@@ -99,7 +99,7 @@ async fn cancellation_in_the_middle_of_a_fan_out_stops_instances_and_records_can
                 "steps": [
                     {"id": "find", "tool": "echo", "with": {"value": [1, 2, 3, 4, 5, 6]}},
                     {"id": "verify", "tool": "execute_command", "needs": ["find"],
-                     "foreach": "steps.find.output",
+                     "foreach": "steps.find.output.value",
                      "with": {"argv": sh("echo $$ > pid{{ index }}; sleep 60")}},
                     {"id": "after", "tool": "echo", "needs": ["verify"], "with": {"value": 1}}
                 ]
@@ -137,11 +137,10 @@ async fn cancellation_in_the_middle_of_a_fan_out_stops_instances_and_records_can
     );
     for entry in std::fs::read_dir(project.root()).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
-        if name.starts_with("pid") {
-            assert!(
-                is_dead(read_pid(project.root().join(&name))),
-                "{name} still runs"
-            );
+        // A shell canceled between creating its pid file and writing it leaves it empty.
+        let text = std::fs::read_to_string(project.root().join(&name)).unwrap_or_default();
+        if name.starts_with("pid") && !text.trim().is_empty() {
+            assert!(is_dead(text.trim().parse().unwrap()), "{name} still runs");
         }
     }
 }
@@ -154,7 +153,7 @@ async fn two_runs_at_once_on_the_same_store_both_complete_intact() {
         "limits": {"concurrency": 8},
         "steps": [
             {"id": "list", "tool": "echo", "with": {"value": (0..40).collect::<Vec<_>>()}},
-            {"id": "each", "tool": "echo", "needs": ["list"], "foreach": "steps.list.output",
+            {"id": "each", "tool": "echo", "needs": ["list"], "foreach": "steps.list.output.value",
              "with": {"value": "{{ item * 2 }}"}}
         ]
     });

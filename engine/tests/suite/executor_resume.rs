@@ -52,7 +52,7 @@ fn a_run_killed_mid_run_resumes_keeping_completed_steps_and_never_replaying_unce
             {"id": "second", "tool": "execute_command", "needs": ["first"],
              "with": {"argv": sh("echo ran >> second.log; test -f release || sleep 60")}},
             {"id": "third", "tool": "echo", "needs": ["second", "side"],
-             "with": {"value": "{{ steps.side.output }} after second"}}
+             "with": {"value": "{{ steps.side.output.value }} after second"}}
         ]
     }));
 
@@ -157,7 +157,7 @@ fn a_run_killed_mid_run_resumes_keeping_completed_steps_and_never_replaying_unce
             .find(|s| s.key == "third")
             .unwrap()
             .output,
-        json!("side after second")
+        json!({"value": "side after second"})
     );
     let run = store.run(&run_id).unwrap();
     assert_eq!(run.status, RunStatus::Succeeded);

@@ -19,9 +19,10 @@ use crate::graph::recorder::ReceiptSink;
 use crate::graph::runner::{AgentRequest, AgentStatus, ToolCall};
 use crate::graph::template::Data;
 use crate::graph::{Budget, Plan, Resource, inputs};
+use crate::policy::{Authority, Decision};
 use crate::recipe::{Recipe, Step, StepKind, bounds};
 use crate::store::StepRecord;
-use crate::tools::ToolContext;
+use crate::tools::{ToolContext, lookup};
 
 /// How long a canceled or timed-out step gets to stop before it is dropped (and
 /// its process groups killed by their guards).
@@ -214,6 +215,7 @@ fn tool_context(ctx: &RunCtx, step: &Step, cancel: &CancellationToken) -> ToolCo
     tool_ctx.cancel = cancel.clone();
     tool_ctx.output_bytes = usize::try_from(step.limits.output_bytes).unwrap_or(usize::MAX);
     tool_ctx.process_env = ctx.config.process_env.clone();
+    tool_ctx.checkpoints = ctx.config.checkpoints.clone();
     tool_ctx
 }
 
@@ -238,7 +240,7 @@ async fn execute(
     permit: OwnedSemaphorePermit,
 ) -> Outcome {
     let result = match &step.kind {
-        StepKind::Tool { name, with } => run_tool(ctx, step, spec, budget, name, with).await,
+        StepKind::Tool { name, with } => run_tool(ctx, plan, step, spec, budget, name, with).await,
         StepKind::Agent { .. } => run_agent(ctx, plan, step, spec, budget).await,
         StepKind::Recipe { recipe, with } => {
             // A child's steps take their own permits; holding ours could deadlock.
@@ -252,8 +254,27 @@ async fn execute(
     result.unwrap_or_else(|o| o)
 }
 
+/// A tool step's authority: exactly the tool it names, its capability as the
+/// recipe's ceiling decides (`allow` when the recipe does not narrow it), in the
+/// step's phase (so phase rules still apply).
+fn tool_step_authority(plan: &Plan, step: &Step, tool: &str) -> Authority {
+    let capabilities = lookup(tool)
+        .and_then(|spec| spec.capability)
+        .map(|capability| {
+            let decision = plan
+                .recipe
+                .capabilities
+                .get(&capability)
+                .copied()
+                .unwrap_or(Decision::Allow);
+            (capability, decision)
+        });
+    Authority::new([tool], capabilities, step.phase)
+}
+
 async fn run_tool(
     ctx: &Arc<RunCtx>,
+    plan: &Plan,
     step: &Step,
     spec: &InstanceSpec,
     budget: Budget,
@@ -267,7 +288,7 @@ async fn run_tool(
         tool: name.to_string(),
         args,
         ctx: tool_context(ctx, step, &spec.cancel),
-        authority: None,
+        authority: tool_step_authority(plan, step, name),
     };
     let outcome = ctx.config.tools.invoke(call).await;
     if let Some(receipt) = &outcome.receipt {

@@ -24,6 +24,7 @@ use super::{AgentRunner, Plan, ToolInvoker};
 use crate::events::EventListener;
 use crate::recipe::Recipe;
 use crate::store::{RunRecord, Store, StoreError};
+use crate::tools::fs::CheckpointStore;
 
 pub use run::new_run_id;
 
@@ -38,15 +39,18 @@ pub struct ExecutorConfig {
     pub store: Store,
     /// The project root, canonicalized: tools run inside it.
     pub project_root: PathBuf,
-    /// Runs tool steps (the tool registry; [`crate::graph::LocalTools`] until then).
+    /// Runs tool steps ([`crate::graph::RegistryTools`] over the built-in registry).
     pub tools: Arc<dyn ToolInvoker>,
     /// Runs agent steps; `None` makes every agent step fail with "no model provider
     /// configured".
     pub agents: Option<Arc<dyn AgentRunner>>,
-    /// Builds child plans for recipe steps; `None` makes recipe steps fail clearly.
+    /// Builds child plans for recipe steps (default: [`crate::graph::build_plan`]);
+    /// `None` makes recipe steps fail clearly.
     pub child_planner: Option<ChildPlanner>,
     /// The base environment of child processes (nothing else is inherited).
     pub process_env: BTreeMap<String, String>,
+    /// Where file tools store the preimage of every write (for `protoflow undo`).
+    pub checkpoints: Option<Arc<CheckpointStore>>,
 }
 
 impl std::fmt::Debug for ExecutorConfig {
@@ -60,15 +64,19 @@ impl std::fmt::Debug for ExecutorConfig {
 }
 
 impl ExecutorConfig {
-    /// A config with the built-in stand-in tools, no agent runner, no child planner.
+    /// A config with the built-in tool registry (headless: `ask` is never
+    /// approved), no agent runner, and `build_plan` for child recipes.
     pub fn new(store: Store, project_root: PathBuf) -> ExecutorConfig {
         ExecutorConfig {
             store,
             project_root,
-            tools: Arc::new(super::LocalTools),
+            tools: Arc::new(super::RegistryTools::builtin()),
             agents: None,
-            child_planner: None,
+            child_planner: Some(Arc::new(|recipe: &Arc<Recipe>| {
+                super::build_plan(Arc::clone(recipe)).map_err(|e| e.to_string())
+            })),
             process_env: BTreeMap::new(),
+            checkpoints: None,
         }
     }
 }

@@ -36,27 +36,25 @@ pub(super) fn check_inputs(ctx: &mut Ctx<'_>) {
                     &format!("{ptr}/default"),
                 );
             }
-            if let Some(allowed) = &input.allowed {
-                if !allowed.contains(default) {
-                    ctx.at(
-                        Diagnostic::new(
-                            "recipe::input-default",
-                            format!(
-                                "the default of input `{name}` is not one of its `enum` values"
-                            ),
-                        )
-                        .with_label("not in enum")
-                        .with_help(format!(
-                            "use one of: {}",
-                            allowed
-                                .iter()
-                                .map(Value::to_string)
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        )),
-                        &format!("{ptr}/default"),
-                    );
-                }
+            if let Some(allowed) = &input.allowed
+                && !allowed.contains(default)
+            {
+                ctx.at(
+                    Diagnostic::new(
+                        "recipe::input-default",
+                        format!("the default of input `{name}` is not one of its `enum` values"),
+                    )
+                    .with_label("not in enum")
+                    .with_help(format!(
+                        "use one of: {}",
+                        allowed
+                            .iter()
+                            .map(Value::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )),
+                    &format!("{ptr}/default"),
+                );
             }
             if input.required {
                 ctx.at_key(

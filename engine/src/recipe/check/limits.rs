@@ -78,15 +78,15 @@ pub(super) fn resolve(
         bounds::OUTPUT_BYTES,
         out.output_bytes,
     );
-    if let Some(text) = &doc.wall_time {
-        if let Some(d) = duration(
+    if let Some(text) = &doc.wall_time
+        && let Some(d) = duration(
             ctx,
             text,
             bounds::WALL_TIME_SECS,
             &format!("{ptr}/wall_time"),
-        ) {
-            out.wall_time = d;
-        }
+        )
+    {
+        out.wall_time = d;
     }
     out
 }
@@ -146,6 +146,7 @@ pub(super) fn over_ceiling(name: &str, v: u64, ceiling: u64) -> Diagnostic {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

@@ -65,24 +65,24 @@ fn check_reference(ctx: &mut Ctx<'_>, g: &StepGraph, reference: &str, ptr: &str,
     let second = parts.next();
     match root {
         "inputs" => {
-            if let Some(name) = second {
-                if !doc.inputs.contains_key(name) {
-                    let declared: Vec<&str> = doc.inputs.keys().map(String::as_str).collect();
-                    let d = Diagnostic::new(
-                        "recipe::undefined-input",
-                        format!("`inputs.{name}` is not a declared input"),
+            if let Some(name) = second
+                && !doc.inputs.contains_key(name)
+            {
+                let declared: Vec<&str> = doc.inputs.keys().map(String::as_str).collect();
+                let d = Diagnostic::new(
+                    "recipe::undefined-input",
+                    format!("`inputs.{name}` is not a declared input"),
+                )
+                .with_label("undefined input")
+                .with_help(if declared.is_empty() {
+                    format!("declare it under `inputs:` (`{name}: {{type: string}}`)")
+                } else {
+                    format!(
+                        "declared inputs: {}; or declare `{name}` under `inputs:`",
+                        declared.join(", ")
                     )
-                    .with_label("undefined input")
-                    .with_help(if declared.is_empty() {
-                        format!("declare it under `inputs:` (`{name}: {{type: string}}`)")
-                    } else {
-                        format!(
-                            "declared inputs: {}; or declare `{name}` under `inputs:`",
-                            declared.join(", ")
-                        )
-                    });
-                    report_narrowed(ctx, d, ptr, &format!("inputs.{name}"));
-                }
+                });
+                report_narrowed(ctx, d, ptr, &format!("inputs.{name}"));
             }
         }
         "steps" => {
@@ -155,12 +155,12 @@ fn check_reference(ctx: &mut Ctx<'_>, g: &StepGraph, reference: &str, ptr: &str,
 /// Reports at the occurrence of `needle` inside the string at `ptr` when it can be
 /// found there, otherwise at the whole value.
 fn report_narrowed(ctx: &mut Ctx<'_>, d: Diagnostic, ptr: &str, needle: &str) {
-    if let Some((src, span)) = ctx.map.value(ptr) {
-        if let Some(off) = src.text().get(span.clone()).and_then(|t| t.find(needle)) {
-            let start = span.start + off;
-            ctx.diags.push(d.at(&src, start..start + needle.len()));
-            return;
-        }
+    if let Some((src, span)) = ctx.map.value(ptr)
+        && let Some(off) = src.text().get(span.clone()).and_then(|t| t.find(needle))
+    {
+        let start = span.start + off;
+        ctx.diags.push(d.at(&src, start..start + needle.len()));
+        return;
     }
     ctx.at(d, ptr);
 }
@@ -170,6 +170,21 @@ pub(super) fn check_foreach(ctx: &mut Ctx<'_>, g: &StepGraph, i: usize, expr: &s
     let doc = ctx.doc;
     let help = "write `foreach: steps.<id>.output.<field>` naming an array in that step's `output.schema` (or an input of type array), with the step in `needs`";
     let Some(path) = plain_path(expr) else {
+        if let Err(e) = references(expr, TemplateKind::Expression) {
+            let detail = e
+                .detail()
+                .map(str::to_string)
+                .unwrap_or_else(|| e.to_string());
+            ctx.at(
+                Diagnostic::new(
+                    "recipe::template-syntax",
+                    format!("invalid expression: {detail}"),
+                )
+                .with_label("does not parse"),
+                ptr,
+            );
+            return;
+        }
         ctx.at(
             Diagnostic::new(
                 "recipe::foreach-source",

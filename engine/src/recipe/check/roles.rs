@@ -11,7 +11,7 @@ use crate::recipe::diagnostic::Diagnostic;
 use crate::recipe::document::RoleRefDocument;
 use crate::recipe::load::{Loader, looks_like_path};
 use crate::recipe::validated::ResolvedRole;
-use crate::role::{LoadedRole, RoleLocation, load_role, unknown_tool};
+use crate::role::{LoadedRole, RoleLocation, load_role, template_syntax, unknown_tool};
 use crate::tools;
 
 pub(super) fn resolve_roles(
@@ -109,23 +109,33 @@ fn apply_overrides(
     }
     // After narrowing, every remaining tool must still be allowed.
     for t in &role.tools {
-        if let Some(cap) = tools::lookup(t).and_then(|s| s.capability) {
-            if role.capabilities.get(&cap).copied().unwrap_or_default() == Decision::Deny
-                && rref.capabilities.contains_key(&cap)
-            {
-                ctx.at_key(
-                    Diagnostic::new(
-                        "recipe::tool-not-allowed",
-                        format!(
-                            "role `{key}` keeps tool `{t}` but its capability `{cap}` is now denied"
-                        ),
-                    )
-                    .with_help(format!(
-                        "also remove `{t}` with `tools:`, or do not deny `{cap}`"
-                    )),
-                    &format!("{ptr}/capabilities/{cap}"),
-                );
-            }
+        if let Some(cap) = tools::lookup(t).and_then(|s| s.capability)
+            && role.capabilities.get(&cap).copied().unwrap_or_default() == Decision::Deny
+            && rref.capabilities.contains_key(&cap)
+        {
+            ctx.at_key(
+                Diagnostic::new(
+                    "recipe::tool-not-allowed",
+                    format!(
+                        "role `{key}` keeps tool `{t}` but its capability `{cap}` is now denied"
+                    ),
+                )
+                .with_help(format!(
+                    "also remove `{t}` with `tools:`, or do not deny `{cap}`"
+                )),
+                &format!("{ptr}/capabilities/{cap}"),
+            );
+        }
+    }
+    for (field, text) in [
+        ("prompt", &rref.prompt),
+        ("prompt_append", &rref.prompt_append),
+    ] {
+        if let Some(d) = text
+            .as_deref()
+            .and_then(|t| template_syntax("recipe::template-syntax", t))
+        {
+            ctx.at(d, &format!("{ptr}/{field}"));
         }
     }
     if let Some(p) = &rref.prompt {

@@ -107,17 +107,6 @@ pub(super) fn check_steps(
         }
         let foreach = s.foreach.as_ref().map(|expr| {
             let fptr = format!("{ptr}/foreach");
-            check_template(
-                ctx,
-                g,
-                expr,
-                TemplateKind::Expression,
-                &fptr,
-                Scope {
-                    item_var: None,
-                    ..scope
-                },
-            );
             check_foreach(ctx, g, i, expr, &fptr);
             Foreach {
                 expr: expr.clone(),
@@ -404,32 +393,39 @@ fn step_kind(
             }
             tools = narrowed;
         }
+        let mut writes = Vec::new();
         for t in &tools {
             let Some(spec) = tools::lookup(t) else {
                 continue;
             };
-            if let Some(cap) = spec.capability {
-                if doc.capabilities.get(&cap) == Some(&Decision::Deny) {
-                    ctx.at(
+            if let Some(cap) = spec.capability
+                && doc.capabilities.get(&cap) == Some(&Decision::Deny)
+            {
+                ctx.at(
                         Diagnostic::new("recipe::tool-not-allowed", format!("step `{}` gets tool `{t}` from role `{role_key}`, but the recipe denies `{cap}`", s.id))
                             .with_help(format!("narrow the step's `tools` to leave `{t}` out, or allow `{cap}` in the recipe's `capabilities`")),
                         &aptr,
                     );
-                }
             }
-            if spec.effect == Effect::Write && is_verify_like(phase) {
-                let p = if s.tools.is_some() {
-                    format!("{ptr}/tools")
-                } else {
-                    format!("{ptr}/phase")
-                };
-                write_in_verify(
-                    ctx,
-                    format!("role `{role_key}` brings the write tool `{t}`"),
-                    phase,
-                    &p,
-                );
+            if spec.effect == Effect::Write {
+                writes.push(format!("`{t}`"));
             }
+        }
+        if !writes.is_empty() && is_verify_like(phase) {
+            let p = if s.tools.is_some() {
+                format!("{ptr}/tools")
+            } else {
+                format!("{ptr}/phase")
+            };
+            let what = if writes.len() == 1 {
+                format!("role `{role_key}` brings the write tool {}", writes[0])
+            } else {
+                format!(
+                    "role `{role_key}` brings the write tools {}",
+                    writes.join(", ")
+                )
+            };
+            write_in_verify(ctx, what, phase, &p);
         }
         // Delegates.
         let mut delegates = Vec::new();
@@ -464,20 +460,19 @@ fn step_kind(
                 }
                 continue;
             };
-            if is_verify_like(phase) {
-                if let Some(w) = target
+            if is_verify_like(phase)
+                && let Some(w) = target
                     .role
                     .tools
                     .iter()
                     .find(|t| tools::lookup(t).is_some_and(|sp| sp.effect == Effect::Write))
-                {
-                    write_in_verify(
-                        ctx,
-                        format!("delegate `{}` can write (tool `{w}`)", d.role),
-                        phase,
-                        &format!("{dptr}/role"),
-                    );
-                }
+            {
+                write_in_verify(
+                    ctx,
+                    format!("delegate `{}` can write (tool `{w}`)", d.role),
+                    phase,
+                    &format!("{dptr}/role"),
+                );
             }
             let tool = d.tool.clone().unwrap_or_else(|| d.role.replace('-', "_"));
             if tools.contains(&tool) || delegates.iter().any(|x: &Delegate| x.tool == tool) {
@@ -534,19 +529,19 @@ fn step_kind(
         if spec.effect == Effect::Write && is_verify_like(phase) {
             write_in_verify(ctx, format!("the write tool `{tool}`"), phase, &tptr);
         }
-        if let Some(cap) = spec.capability {
-            if doc.capabilities.get(&cap) == Some(&Decision::Deny) {
-                ctx.at(
-                    Diagnostic::new(
-                        "recipe::tool-not-allowed",
-                        format!("tool `{tool}` needs `{cap}`, which the recipe denies"),
-                    )
-                    .with_help(format!(
-                        "allow `{cap}` in the recipe's `capabilities`, or remove the step"
-                    )),
-                    &tptr,
-                );
-            }
+        if let Some(cap) = spec.capability
+            && doc.capabilities.get(&cap) == Some(&Decision::Deny)
+        {
+            ctx.at(
+                Diagnostic::new(
+                    "recipe::tool-not-allowed",
+                    format!("tool `{tool}` needs `{cap}`, which the recipe denies"),
+                )
+                .with_help(format!(
+                    "allow `{cap}` in the recipe's `capabilities`, or remove the step"
+                )),
+                &tptr,
+            );
         }
         return Some(StepKind::Tool {
             name: tool.clone(),

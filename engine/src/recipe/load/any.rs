@@ -22,11 +22,19 @@ pub enum DocumentKind {
     Role,
 }
 
-/// The kind a document declares, when it declares one we know.
+/// The kind a document declares, when it declares one we know; otherwise a guess
+/// from role-only fields (`prompt`, `tools`, `memory` at the top level), so that a
+/// role with a misspelled `kind` is checked against the role schema.
 pub fn detect_kind(value: &Value) -> Option<DocumentKind> {
-    match value.get("kind").and_then(Value::as_str)? {
-        "Recipe" => Some(DocumentKind::Recipe),
-        "llm" | "tool-only" => Some(DocumentKind::Role),
+    match value.get("kind").and_then(Value::as_str) {
+        Some("Recipe") => Some(DocumentKind::Recipe),
+        Some("llm" | "tool-only") => Some(DocumentKind::Role),
+        _ if ["prompt", "tools", "memory"]
+            .iter()
+            .any(|k| value.get(k).is_some()) =>
+        {
+            Some(DocumentKind::Role)
+        }
         _ => None,
     }
 }

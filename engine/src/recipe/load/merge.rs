@@ -39,13 +39,13 @@ struct Merger<'a> {
 }
 
 impl Merger<'_> {
-    fn from_base(&self, base_ptr: &str, merged: &str, out: &mut SourceMap) {
+    fn origin_base(&self, base_ptr: &str, merged: &str, out: &mut SourceMap) {
         if let Some((file, ptr)) = self.base_map.origin_of(base_ptr) {
             out.set_origin(merged, file + self.shift, &ptr);
         }
     }
 
-    fn from_child(&self, child_ptr: &str, merged: &str, out: &mut SourceMap) {
+    fn origin_child(&self, child_ptr: &str, merged: &str, out: &mut SourceMap) {
         out.set_origin(merged, self.child_file, child_ptr);
     }
 
@@ -60,22 +60,22 @@ impl Merger<'_> {
     ) -> Value {
         match (base, child) {
             (Some(b), None) => {
-                self.from_base(ptr, ptr, out);
+                self.origin_base(ptr, ptr, out);
                 b.clone()
             }
             (None, Some(c)) | (Some(_), Some(c))
                 if !matches!((base, c), (Some(Value::Object(_)), Value::Object(_))) =>
             {
-                if ptr == "/steps" {
-                    if let (Some(Value::Array(b)), Value::Array(c)) = (base, c) {
-                        return self.merge_steps(b, c, out);
-                    }
+                if ptr == "/steps"
+                    && let (Some(Value::Array(b)), Value::Array(c)) = (base, c)
+                {
+                    return self.merge_steps(b, c, out);
                 }
-                self.from_child(ptr, ptr, out);
+                self.origin_child(ptr, ptr, out);
                 c.clone()
             }
             (Some(Value::Object(b)), Some(Value::Object(c))) => {
-                self.from_child(ptr, ptr, out);
+                self.origin_child(ptr, ptr, out);
                 let mut map = Map::new();
                 for (k, bv) in b {
                     let p = pointer_join(ptr, k);
@@ -84,7 +84,7 @@ impl Merger<'_> {
                 for (k, cv) in c {
                     if !b.contains_key(k) {
                         let p = pointer_join(ptr, k);
-                        self.from_child(&p, &p, out);
+                        self.origin_child(&p, &p, out);
                         map.insert(k.clone(), cv.clone());
                     }
                 }
@@ -95,7 +95,7 @@ impl Merger<'_> {
     }
 
     fn merge_steps(&self, base: &[Value], child: &[Value], out: &mut SourceMap) -> Value {
-        self.from_child("/steps", "/steps", out);
+        self.origin_child("/steps", "/steps", out);
         let id_of = |v: &Value| v.get("id").and_then(Value::as_str).map(str::to_string);
         let mut result: Vec<Value> = Vec::new();
         let mut used = vec![false; child.len()];
@@ -111,17 +111,17 @@ impl Merger<'_> {
                 (Some(ci), Value::Object(bm), Some(Value::Object(cm))) => {
                     used[ci] = true;
                     let child_ptr = format!("/steps/{ci}");
-                    self.from_child(&child_ptr, &merged_ptr, out);
+                    self.origin_child(&child_ptr, &merged_ptr, out);
                     let mut map = Map::new();
                     for (k, bv) in bm {
                         let mp = pointer_join(&merged_ptr, k);
                         match cm.get(k) {
                             Some(cv) => {
-                                self.from_child(&pointer_join(&child_ptr, k), &mp, out);
+                                self.origin_child(&pointer_join(&child_ptr, k), &mp, out);
                                 map.insert(k.clone(), cv.clone());
                             }
                             None => {
-                                self.from_base(&pointer_join(&base_ptr, k), &mp, out);
+                                self.origin_base(&pointer_join(&base_ptr, k), &mp, out);
                                 map.insert(k.clone(), bv.clone());
                             }
                         }
@@ -129,14 +129,14 @@ impl Merger<'_> {
                     for (k, cv) in cm {
                         if !bm.contains_key(k) {
                             let mp = pointer_join(&merged_ptr, k);
-                            self.from_child(&pointer_join(&child_ptr, k), &mp, out);
+                            self.origin_child(&pointer_join(&child_ptr, k), &mp, out);
                             map.insert(k.clone(), cv.clone());
                         }
                     }
                     result.push(Value::Object(map));
                 }
                 _ => {
-                    self.from_base(&base_ptr, &merged_ptr, out);
+                    self.origin_base(&base_ptr, &merged_ptr, out);
                     result.push(b.clone());
                 }
             }
@@ -144,7 +144,7 @@ impl Merger<'_> {
         for (ci, c) in child.iter().enumerate() {
             if !used[ci] {
                 let merged_ptr = format!("/steps/{}", result.len());
-                self.from_child(&format!("/steps/{ci}"), &merged_ptr, out);
+                self.origin_child(&format!("/steps/{ci}"), &merged_ptr, out);
                 result.push(c.clone());
             }
         }
@@ -153,6 +153,7 @@ impl Merger<'_> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use crate::recipe::source::Source;

@@ -7,6 +7,7 @@
 mod any;
 mod merge;
 mod parse;
+mod project_config;
 mod source_map;
 
 use std::path::{Path, PathBuf};
@@ -16,6 +17,7 @@ use serde_json::Value;
 
 pub use any::{DocumentKind, LoadedDocument, detect_kind, load_any};
 pub use parse::{Parsed, parse_typed, parse_value, read_capped, to_typed};
+pub use project_config::{load_project_config_yaml, project_discover_options};
 pub use source_map::SourceMap;
 
 use super::check::check_recipe;
@@ -205,8 +207,11 @@ impl<'o> Loader<'o> {
             .map
             .main()
             .unwrap_or_else(|| Source::new("<recipe>", ""));
-        let document: RecipeDocument =
-            to_typed(&merged.value, |ptr| merged.map.key(ptr), &fallback)?;
+        let document: RecipeDocument = to_typed(
+            &merged.value,
+            |ptr, exact| merged.map.key_exact(ptr, exact),
+            &fallback,
+        )?;
         check_recipe(document, &merged.map, origin, base_dir, self).map(Arc::new)
     }
 

@@ -69,18 +69,29 @@ pub fn parse_value(
 }
 
 /// Schema-valid JSON -> typed document. Anything the schema let through that serde
-/// refuses is reported at its path.
+/// refuses is reported at its path. `locate(pointer, exact)` gives the span of a
+/// key (only that key when `exact`, otherwise the nearest located node).
 pub fn to_typed<T: DeserializeOwned>(
     value: &Value,
-    locate: impl Fn(&str) -> Option<(Source, std::ops::Range<usize>)>,
+    locate: impl Fn(&str, bool) -> Option<(Source, std::ops::Range<usize>)>,
     fallback: &Source,
 ) -> Result<T, Diagnostics> {
     serde_path_to_error::deserialize::<_, T>(value).map_err(|err| {
-        let ptr = path_pointer(err.path());
+        let mut ptr = path_pointer(err.path());
         let inner = err.into_inner().to_string();
+        // "unknown variant `x`" on a map key: point at that key when it exists.
+        if let Some(name) = inner
+            .strip_prefix("unknown variant `")
+            .and_then(|r| r.split('`').next())
+        {
+            let candidate = pointer_join(&ptr, name);
+            if locate(&candidate, true).is_some() {
+                ptr = candidate;
+            }
+        }
         let d = Diagnostic::new("schema::invalid-value", inner)
             .with_help("fix the value to match the language reference (docs/recipe-language.md)");
-        let d = match locate(&ptr) {
+        let d = match locate(&ptr, false) {
             Some(loc) => d.at_opt(Some(loc)),
             None => d.in_source(fallback),
         };
@@ -98,7 +109,14 @@ pub fn parse_typed<T: DeserializeOwned>(
     let (source, doc) = parse_value(name, bytes, schema, limits)?;
     let document = to_typed::<T>(
         &doc.value,
-        |ptr| doc.spans.key_or_nearest(ptr).map(|s| (source.clone(), s)),
+        |ptr, exact| {
+            let span = if exact {
+                doc.spans.key(ptr)
+            } else {
+                doc.spans.key_or_nearest(ptr)
+            };
+            span.map(|s| (source.clone(), s))
+        },
         &source,
     )?;
     Ok(Parsed {

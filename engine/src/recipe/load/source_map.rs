@@ -90,6 +90,19 @@ impl SourceMap {
         self.locate(merged, true)
     }
 
+    /// The span of exactly the key at `merged` when `exact` (no fallback), otherwise
+    /// like [`SourceMap::key`].
+    pub fn key_exact(&self, merged: &str, exact: bool) -> Option<(Source, Range<usize>)> {
+        if !exact {
+            return self.key(merged);
+        }
+        let (file, ptr, rest) = self.resolve(merged)?;
+        let (source, spans) = self.files.get(file)?;
+        spans
+            .key(&format!("{ptr}{rest}"))
+            .map(|s| (source.clone(), s))
+    }
+
     fn locate(&self, merged: &str, key: bool) -> Option<(Source, Range<usize>)> {
         let (file, ptr, rest) = self.resolve(merged)?;
         let (source, spans) = self.files.get(file)?;

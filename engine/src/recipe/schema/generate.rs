@@ -8,6 +8,7 @@ use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema};
 use serde_json::Value;
 
+use crate::checks::ProjectConfig;
 use crate::recipe::document::RecipeDocument;
 use crate::role::RoleDocument;
 
@@ -38,6 +39,10 @@ pub fn schemas() -> &'static [NamedSchema] {
             name: "role",
             generate: role_schema,
         },
+        NamedSchema {
+            name: "project",
+            generate: project_schema,
+        },
     ]
 }
 
@@ -49,6 +54,11 @@ pub fn recipe_schema() -> Value {
 /// The schema of role files.
 pub fn role_schema() -> Value {
     generate::<RoleDocument>("protoflow role")
+}
+
+/// The schema of `.protoflow/project.json` / `.yaml`.
+pub fn project_schema() -> Value {
+    generate::<ProjectConfig>("protoflow project config")
 }
 
 /// Generates the published schema of a document type.

@@ -7,5 +7,7 @@
 mod generate;
 mod validate;
 
-pub use generate::{NamedSchema, generate, recipe_schema, role_schema, schema_file_text, schemas};
+pub use generate::{
+    NamedSchema, generate, project_schema, recipe_schema, role_schema, schema_file_text, schemas,
+};
 pub use validate::{CompiledSchema, SchemaKind, validate_against};

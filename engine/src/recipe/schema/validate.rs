@@ -368,6 +368,7 @@ fn levenshtein(a: &str, b: &str) -> usize {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

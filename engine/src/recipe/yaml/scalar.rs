@@ -15,10 +15,10 @@ pub(crate) fn resolve_plain(text: &str) -> Value {
     if let Some(n) = resolve_int(text) {
         return n;
     }
-    if is_float(text) {
-        if let Some(n) = text.parse::<f64>().ok().and_then(Number::from_f64) {
-            return Value::Number(n);
-        }
+    if is_float(text)
+        && let Some(n) = text.parse::<f64>().ok().and_then(Number::from_f64)
+    {
+        return Value::Number(n);
     }
     Value::String(text.to_string())
 }
@@ -95,6 +95,7 @@ fn is_float(text: &str) -> bool {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use serde_json::json;

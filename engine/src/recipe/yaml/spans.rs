@@ -73,6 +73,7 @@ pub fn pointer_parent(pointer: &str) -> &str {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
 

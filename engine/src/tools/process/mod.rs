@@ -5,11 +5,13 @@
 //! stdin, its own process group), bounded (timeout, output cap) and stopped (as
 //! a group). It never runs a shell and never inherits this process's environment.
 
+mod base_env;
 mod error;
 mod execute_command;
 mod resolve;
 mod run;
 
+pub use base_env::{PASSED_THROUGH, base_process_env};
 pub use error::ProcessError;
 pub use execute_command::{
     DEFAULT_OUTPUT_BYTES, DEFAULT_TIMEOUT_SECONDS, ExecuteCommand, ExecuteCommandArgs,

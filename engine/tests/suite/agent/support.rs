@@ -1,7 +1,7 @@
 //! Test support for agent tests: a project in a temp dir with role files and a
-//! recipe loaded by the real loader, a tool invoker over the real tool registry
-//! (honouring the agent's authority, approving every `ask`), and helpers over the
-//! run's events and receipts.
+//! recipe loaded by the real loader, the real tool registry behind the executor
+//! (`RegistryTools`, approving every `ask`), and helpers over the run's events and
+//! receipts.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, dead_code)]
 
@@ -13,81 +13,14 @@ use protoflow_engine::agent::{AgentSettings, ModelAgentRunner};
 use protoflow_engine::events::{Event, EventListener};
 use protoflow_engine::evidence::Receipt;
 use protoflow_engine::graph::{
-    Executor, ExecutorConfig, RunOptions, RunReport, ToolCall, ToolCallOutcome, ToolInvoker,
-    ToolResult, build_plan,
+    Executor, ExecutorConfig, RegistryTools, RunOptions, RunReport, build_plan,
 };
 use protoflow_engine::llm::{Provider, ScriptedProvider};
-use protoflow_engine::policy::{ApprovePreset, Authority, Capability, Decision, HeadlessApprover};
+use protoflow_engine::policy::{ApprovePreset, HeadlessApprover};
 use protoflow_engine::recipe::{LoadOptions, load_recipe_str};
 use protoflow_engine::store::Store;
-use protoflow_engine::tools::{ToolRegistry, catalog, invoke};
+use protoflow_engine::tools::ToolRegistry;
 use serde_json::{Value, json};
-
-/// The real registry behind the executor's `ToolInvoker`: authority from the call
-/// (an agent's) or everything allowed (tool steps), approvals from a headless
-/// "approve all" policy.
-#[derive(Debug)]
-pub struct RegistryInvoker {
-    pub registry: Arc<ToolRegistry>,
-    approver: HeadlessApprover,
-}
-
-impl RegistryInvoker {
-    pub fn new() -> RegistryInvoker {
-        RegistryInvoker {
-            registry: Arc::new(ToolRegistry::builtin()),
-            approver: HeadlessApprover::from_preset(ApprovePreset::All),
-        }
-    }
-}
-
-fn allow_all(phase: protoflow_engine::policy::Phase) -> Authority {
-    let caps = [
-        Capability::WorkspaceRead,
-        Capability::FilesystemWrite,
-        Capability::ProcessExecute,
-        Capability::NetworkRead,
-        Capability::McpCall,
-        Capability::TaskManage,
-        Capability::UserAsk,
-        Capability::RoleDelegate,
-    ];
-    Authority::new(
-        catalog().iter().map(|s| s.name),
-        caps.map(|c| (c, Decision::Allow)),
-        phase,
-    )
-}
-
-#[async_trait]
-impl ToolInvoker for RegistryInvoker {
-    async fn invoke(&self, call: ToolCall) -> ToolCallOutcome {
-        let authority = call
-            .authority
-            .clone()
-            .unwrap_or_else(|| allow_all(call.ctx.phase));
-        let invocation = invoke(
-            &self.registry,
-            &call.ctx,
-            &call.tool,
-            call.args.clone(),
-            &authority,
-            &self.approver,
-        )
-        .await;
-        ToolCallOutcome {
-            result: invocation
-                .result
-                .map(|value| ToolResult {
-                    value,
-                    text: None,
-                    failed: None,
-                })
-                .map_err(|e| e.to_string()),
-            receipt: Some(invocation.receipt),
-        }
-    }
-}
 
 /// Collects events in memory.
 #[derive(Default)]
@@ -176,9 +109,13 @@ impl AgentProject {
             ),
         };
         let plan = build_plan(loaded).unwrap();
-        let invoker = Arc::new(RegistryInvoker::new());
-        let runner =
-            ModelAgentRunner::new(provider, Some(invoker.registry.clone())).with_settings(settings);
+        // The real registry behind the executor's invoker; every `ask` approved.
+        let registry = Arc::new(ToolRegistry::builtin());
+        let invoker = Arc::new(RegistryTools::new(
+            registry.clone(),
+            Arc::new(HeadlessApprover::from_preset(ApprovePreset::All)),
+        ));
+        let runner = ModelAgentRunner::new(provider, Some(registry)).with_settings(settings);
         let mut config = ExecutorConfig::new(self.store.clone(), self.root());
         config.tools = invoker;
         config.agents = Some(Arc::new(runner));

@@ -29,11 +29,14 @@ steps:
     with:
       value: "{{ inputs.items }}"
     output:
-      schema: {type: array, items: {type: string}}
+      schema:
+        type: object
+        required: [value]
+        properties: {value: {type: array, items: {type: string}}}
   - id: verify
     tool: execute_command
     needs: [find]
-    foreach: steps.find.output
+    foreach: steps.find.output.value
     as: finding
     with:
       argv: ["sh", "-c", "echo 'checked {{ finding }}: {\"item\": \"{{ finding }}\", \"ok\": true}'"]
@@ -172,7 +175,7 @@ fn sigint_in_the_middle_of_a_fan_out_cancels_the_run_and_kills_its_processes() {
     let project = tempfile::tempdir().unwrap();
     std::fs::write(
         project.path().join("hang.yaml"),
-        "apiVersion: protoflow/v1\nkind: Recipe\nname: hang\nsteps:\n  - id: list\n    tool: echo\n    with: {value: [1, 2, 3, 4, 5, 6]}\n    output: {schema: {type: array}}\n  - id: work\n    tool: execute_command\n    needs: [list]\n    foreach: steps.list.output\n    with: {argv: [\"sh\", \"-c\", \"echo $$ > pid{{ index }}; sleep 60\"], timeout_seconds: 300}\n",
+        "apiVersion: protoflow/v1\nkind: Recipe\nname: hang\nsteps:\n  - id: list\n    tool: echo\n    with: {value: [1, 2, 3, 4, 5, 6]}\n    output: {schema: {type: object, properties: {value: {type: array}}}}\n  - id: work\n    tool: execute_command\n    needs: [list]\n    foreach: steps.list.output.value\n    with: {argv: [\"sh\", \"-c\", \"echo $$ > pid{{ index }}; sleep 60\"], timeout_seconds: 300}\n",
     )
     .unwrap();
     let child = protoflow(project.path())

@@ -1,0 +1,7 @@
+//! The language commands: validate, schema, graph, recipes, roles.
+
+mod broken;
+mod graph;
+mod listing;
+mod schema;
+mod validate;

@@ -1,0 +1,4 @@
+mod harness;
+mod lang;
+mod run;
+mod verify;

@@ -1,0 +1,89 @@
+//! `protoflow run verify` (the shipped, model-free main job) and `protoflow checks`:
+//! discovered or configured checks run for real, and the exit code is honest.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::Value;
+
+use super::harness::Test;
+
+const CALC: &str = "def add(a, b):\n    return a + b\n";
+
+fn test_file(expected: i32) -> String {
+    format!(
+        "import unittest\nimport calc\n\nclass CalcTest(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(calc.add(2, 2), {expected})\n"
+    )
+}
+
+fn report(stdout: &str) -> Value {
+    serde_json::from_str(stdout).expect("--json prints the report")
+}
+
+#[test]
+fn a_passing_project_succeeds_with_each_check_reported() {
+    let ran = Test::new()
+        .file("calc.py", CALC)
+        .file("test_calc.py", test_file(4))
+        .args(["run", "verify", "--quiet", "--json"])
+        .status(0)
+        .run();
+    let report = report(&ran.stdout);
+    assert_eq!(report["status"], "succeeded");
+    let results = &report["outputs"]["results"];
+    assert_eq!(results[0]["status"], "passed", "{results:#}");
+    assert_eq!(results[0]["tests_executed"], 1);
+}
+
+#[test]
+fn a_failing_check_fails_the_run_with_exit_code_1() {
+    let ran = Test::new()
+        .file("calc.py", CALC)
+        .file("test_calc.py", test_file(5))
+        .args(["run", "verify", "--quiet", "--json"])
+        .status(1)
+        .run();
+    let report = report(&ran.stdout);
+    assert_eq!(report["status"], "failed");
+}
+
+#[test]
+fn a_suite_that_runs_no_tests_is_not_a_pass() {
+    Test::new()
+        .file("calc.py", CALC)
+        .file(
+            "test_calc.py",
+            "import unittest\n\nclass Empty(unittest.TestCase):\n    pass\n",
+        )
+        .args(["run", "verify", "--quiet"])
+        .status(1)
+        .run();
+}
+
+#[test]
+fn a_yaml_project_config_takes_precedence_over_discovery() {
+    Test::new()
+        .file("calc.py", CALC)
+        .file("test_calc.py", test_file(4))
+        .file(
+            ".protoflow/project.yaml",
+            "checks:\n  - id: smoke\n    argv: [python3, -c, \"print('ok')\"]\n",
+        )
+        .args(["checks"])
+        .status(0)
+        .stdout_contains("smoke")
+        .stdout_lacks("unittest discover")
+        .run();
+}
+
+#[test]
+fn an_invalid_yaml_project_config_is_located() {
+    Test::new()
+        .file(
+            ".protoflow/project.yaml",
+            "checks:\n  - id: smoke\n    argvv: [python3]\n",
+        )
+        .args(["checks"])
+        .status(1)
+        .stderr_contains("argvv")
+        .stderr_contains("project.yaml:3")
+        .run();
+}

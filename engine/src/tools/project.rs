@@ -1,0 +1,27 @@
+//! The registry a run uses in one project: every built-in tool, plus the tools that
+//! need the run's frozen state (the project's checks) or their own configuration
+//! (the web tools' address policy).
+
+use std::sync::Arc;
+
+use super::ToolRegistry;
+use super::checks::{DiscoverChecks, RunCheck};
+use super::findings::FindingsTool;
+use super::web::{FetchUrlTool, WebSearchTool};
+use crate::checks::Discovery;
+
+/// Every executable tool for a run over `discovery`'s project.
+///
+/// The web tools are registered with the production policy (public addresses
+/// only); whether a role may call them is decided by authority, not here.
+pub fn project_registry(discovery: Arc<Discovery>) -> ToolRegistry {
+    let mut registry = ToolRegistry::builtin();
+    registry.register(Arc::new(DiscoverChecks::new(discovery.clone())));
+    registry.register(Arc::new(RunCheck::new(discovery)));
+    registry.register(Arc::new(FindingsTool::parse()));
+    registry.register(Arc::new(FindingsTool::merge()));
+    registry.register(Arc::new(FindingsTool::render()));
+    registry.register(Arc::new(FetchUrlTool::public()));
+    registry.register(Arc::new(WebSearchTool::from_env()));
+    registry
+}
