@@ -8,8 +8,8 @@ mod delegation;
 mod http;
 mod memory;
 mod scripted;
-#[path = "llm/server.rs"]
-mod server;
 mod support;
 mod typed;
 mod windows;
+
+use super::llm::server;
