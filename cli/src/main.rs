@@ -36,6 +36,8 @@ enum Command {
     Recipes(commands::recipes::RecipesArgs),
     /// List the roles available here and where each comes from.
     Roles(commands::roles::RolesArgs),
+    /// Check the configured model providers (reachability, model, tool calling; never keys).
+    Doctor(commands::doctor::DoctorArgs),
     /// Run a recipe (a file or a built-in name) to its end.
     Run(commands::run::RunArgs),
     /// List past runs of this project.
@@ -70,6 +72,7 @@ fn main() -> ExitCode {
         Command::Graph(args) => commands::graph::run(args),
         Command::Recipes(args) => commands::recipes::run(args),
         Command::Roles(args) => commands::roles::run(args),
+        Command::Doctor(args) => commands::doctor::run(args),
         Command::Run(args) => commands::run::run(args),
         Command::Runs(args) => commands::runs::run(args),
         Command::Report(args) => commands::report::run(args),

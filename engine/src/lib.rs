@@ -4,6 +4,7 @@
 //! prompts or exit codes) and never knows a flow's or a role's name: those live in
 //! `recipes/` and `roles/` as data.
 
+pub mod agent;
 pub mod builtins;
 pub mod checks;
 pub mod events;

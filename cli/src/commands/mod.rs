@@ -2,6 +2,7 @@
 
 pub mod checkpoints;
 pub mod checks;
+pub mod doctor;
 pub mod graph;
 pub mod recipes;
 pub mod report;

@@ -1,4 +1,4 @@
-//! `protoflow run RECIPE [--input k=v]... [--project DIR] [--json] [--events FILE|-] [--quiet]`
+//! `protoflow run RECIPE [--input k=v]... [--project DIR] [--provider NAME] [--model MODEL] [--json] [--events FILE|-] [--quiet]`
 //!
 //! Runs a recipe to its end: typed inputs, a live view on a terminal, events as
 //! JSON lines while the run goes, the final report (`--json`) and an exit code
@@ -11,11 +11,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
+use protoflow_engine::agent::ModelAgentRunner;
 use protoflow_engine::checks::resolve_checks;
 use protoflow_engine::events::{EventListener, JsonLinesWriter, RunStatus};
 use protoflow_engine::graph::{
-    Executor, ExecutorConfig, RegistryTools, RunReport, format_ms, inputs,
+    AgentRunner, Executor, ExecutorConfig, RegistryTools, RunReport, format_ms, inputs,
 };
+use protoflow_engine::llm::{self, Provider};
+use protoflow_engine::recipe::StepKind;
 use protoflow_engine::recipe::load::project_discover_options;
 use protoflow_engine::store::Store;
 use protoflow_engine::tools::fs::CheckpointStore;
@@ -43,9 +46,57 @@ pub struct RunArgs {
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
     #[command(flatten)]
+    pub model: ModelArgs,
+    #[command(flatten)]
     pub approval: ApprovalArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// Which model runs agent steps.
+#[derive(Debug, Args)]
+pub struct ModelArgs {
+    /// The model provider: a name from the user config file, `openai`, `anthropic`,
+    /// `ollama`, or `scripted:FILE` (a test double replaying a script). Default: the
+    /// config's `default_provider`, else the one provider the environment configures.
+    #[arg(long, value_name = "NAME|scripted:FILE")]
+    pub provider: Option<String>,
+    /// The model to ask (overrides the provider's configured model; roles may still
+    /// set their own in the recipe).
+    #[arg(long, value_name = "MODEL")]
+    pub model: Option<String>,
+}
+
+/// Whether a plan (or a recipe it runs as a child) has agent steps.
+fn needs_model(recipe: &protoflow_engine::recipe::Recipe) -> bool {
+    recipe.steps.iter().any(|step| match &step.kind {
+        StepKind::Agent { .. } => true,
+        StepKind::Recipe { recipe, .. } => needs_model(recipe),
+        StepKind::Tool { .. } => false,
+    })
+}
+
+/// The model provider for a plan: `None` when it has no agent steps; the provider's
+/// error (saying how to configure one) when it needs a model and none resolves.
+pub fn agent_provider(
+    recipe: &protoflow_engine::recipe::Recipe,
+    model: &ModelArgs,
+) -> Result<Option<Arc<dyn Provider>>, String> {
+    if !needs_model(recipe) {
+        return Ok(None);
+    }
+    let provider =
+        llm::resolve_provider(model.provider.as_deref(), model.model.as_deref(), &|name| {
+            std::env::var(name).ok()
+        })
+        .map_err(|e| {
+            use miette::Diagnostic as _;
+            match e.help() {
+                Some(help) => format!("{e}\nhelp: {help}"),
+                None => e.to_string(),
+            }
+        })?;
+    Ok(Some(Arc::from(provider)))
 }
 
 /// Output options shared by `run` and `resume`.
@@ -117,6 +168,17 @@ pub fn open_store(root: &Path) -> Result<Store, u8> {
 /// environment, checkpoints for every write, and child recipes planned by
 /// `build_plan`. No agent runner until a model provider is configured.
 pub fn executor(store: Store, root: PathBuf, approval: &ApprovalArgs) -> Result<Executor, u8> {
+    executor_with_provider(store, root, approval, None)
+}
+
+/// [`executor`], with agent steps run by a [`ModelAgentRunner`] over `provider`
+/// (tool schemas from the run's registry) when one is given.
+pub fn executor_with_provider(
+    store: Store,
+    root: PathBuf,
+    approval: &ApprovalArgs,
+    provider: Option<Arc<dyn Provider>>,
+) -> Result<Executor, u8> {
     let discovery = resolve_checks(&root, &project_discover_options()).map_err(|e| {
         eprintln!("{:?}", miette::Report::new(e));
         exit::INVALID
@@ -131,6 +193,10 @@ pub fn executor(store: Store, root: PathBuf, approval: &ApprovalArgs) -> Result<
     })?;
     let registry = Arc::new(project_registry(Arc::new(discovery)));
     let mut config = ExecutorConfig::new(store, root);
+    config.agents = provider.map(|provider| {
+        Arc::new(ModelAgentRunner::new(provider, Some(Arc::clone(&registry))))
+            as Arc<dyn AgentRunner>
+    });
     config.tools = Arc::new(RegistryTools::new(registry, approver));
     config.process_env = base_process_env(|name| std::env::var(name).ok());
     config.checkpoints = Some(Arc::new(checkpoints));
@@ -261,6 +327,14 @@ pub fn run(args: &RunArgs) -> u8 {
             return exit::INVALID;
         }
     };
+    // Fail fast, before any effect, when agent steps have no model to run them.
+    let agents = match agent_provider(&plan.recipe, &args.model) {
+        Ok(agents) => agents,
+        Err(message) => {
+            eprintln!("error: this recipe has agent steps and needs a model: {message}");
+            return exit::INVALID;
+        }
+    };
     let store = match open_store(&root) {
         Ok(store) => store,
         Err(code) => return code,
@@ -273,7 +347,7 @@ pub fn run(args: &RunArgs) -> u8 {
         Ok(rt) => rt,
         Err(code) => return code,
     };
-    let executor = match executor(store, root, &args.approval) {
+    let executor = match executor_with_provider(store, root, &args.approval, agents) {
         Ok(executor) => executor,
         Err(code) => return code,
     };

@@ -1,3 +1,4 @@
+mod agent;
 mod harness;
 mod lang;
 mod run;

@@ -125,6 +125,43 @@ pub enum EventKind {
         /// How the call ended (receipt status).
         status: String,
     },
+    /// An agent made one model call (all its attempts: retries and fallbacks). Never
+    /// carries a key, a header or message content: sizes, model, usage and timing only.
+    #[serde(rename = "model.called")]
+    ModelCalled {
+        /// The step key (a delegated worker's is `<step>/<tool>#<n>`).
+        step: String,
+        /// The provider's name.
+        provider: String,
+        /// The model that answered (or was last asked, on failure).
+        model: String,
+        /// The inference window (from 1).
+        window: u32,
+        /// The turn within the window (from 1).
+        turn: u32,
+        /// Attempts made (1 without retries or fallbacks).
+        attempts: u32,
+        /// Bytes of the request body.
+        request_bytes: u64,
+        /// The request's estimated tokens (bytes / 4, rounded up).
+        estimated_tokens: u64,
+        /// Bytes of the tool declarations in the request.
+        tool_declaration_bytes: u64,
+        /// Input tokens the server reported.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        input_tokens: Option<u64>,
+        /// Output tokens the server reported.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        output_tokens: Option<u64>,
+        /// Wall time of the call, in milliseconds.
+        duration_ms: u64,
+        /// Older tool exchanges left out of this request to fit the context window.
+        #[serde(default)]
+        evicted_exchanges: u32,
+        /// Why the call failed, when it did.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
     /// A bounded back-edge was taken: the steps from `to` through `from` run again.
     #[serde(rename = "loop.taken")]
     LoopTaken {
@@ -191,6 +228,7 @@ impl EventKind {
             EventKind::StepRetried { .. } => "step.retried",
             EventKind::FanoutExpanded { .. } => "fanout.expanded",
             EventKind::ReceiptRecorded { .. } => "receipt.recorded",
+            EventKind::ModelCalled { .. } => "model.called",
             EventKind::LoopTaken { .. } => "loop.taken",
             EventKind::LoopExhausted { .. } => "loop.exhausted",
             EventKind::BudgetExhausted { .. } => "budget.exhausted",

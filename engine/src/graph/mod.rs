@@ -30,5 +30,6 @@ pub use registry_tools::RegistryTools;
 pub use render::{to_dot, to_mermaid};
 pub use report::{BudgetReport, LoopReport, RunReport, StepReport, format_ms, limits_json};
 pub use runner::{
-    AgentRequest, AgentResult, AgentRunner, ToolCall, ToolCallOutcome, ToolInvoker, ToolResult,
+    AgentRequest, AgentResult, AgentRunner, AgentStatus, ToolCall, ToolCallOutcome, ToolInvoker,
+    ToolResult,
 };

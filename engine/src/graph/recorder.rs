@@ -143,4 +143,30 @@ impl ReceiptSink {
     pub fn record(&self, receipt: &Receipt) {
         self.recorder.receipt(&self.step, receipt);
     }
+
+    /// The step key receipts are recorded under.
+    pub fn step(&self) -> &str {
+        &self.step
+    }
+
+    /// The run id.
+    pub fn run_id(&self) -> &str {
+        self.recorder.run_id()
+    }
+
+    /// A sink for a child of this step (a delegated worker): receipts are recorded
+    /// under `<step>/<suffix>`.
+    pub fn child(&self, suffix: &str) -> ReceiptSink {
+        ReceiptSink::new(self.recorder.clone(), format!("{}/{suffix}", self.step))
+    }
+
+    /// Records an event of the step's own making (an agent's `model.called`).
+    pub fn emit(&self, kind: EventKind) {
+        self.recorder.emit(kind);
+    }
+
+    /// The run's store (an agent's conversation memory lives there).
+    pub fn store(&self) -> &Store {
+        self.recorder.store()
+    }
 }

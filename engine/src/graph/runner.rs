@@ -7,10 +7,14 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::Value;
 
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use super::Budget;
 use super::recorder::ReceiptSink;
 use crate::evidence::Receipt;
-use crate::policy::Authority;
+use crate::policy::{Authority, Capability, Decision};
 use crate::recipe::{Delegate, OutputSpec, ResolvedRole};
 use crate::tools::ToolContext;
 
@@ -89,6 +93,13 @@ pub struct AgentRequest {
     pub attempt: u32,
     /// For a correction: why the previous answer was not accepted.
     pub correction: Option<String>,
+    /// The recipe's capability ceiling (delegated workers run under it too).
+    pub ceiling: IndexMap<Capability, Decision>,
+    /// The recipe's resolved roles, for the roles `delegates` name.
+    pub roles: IndexMap<String, Arc<ResolvedRole>>,
+    /// The run's template data (`inputs`, `steps`, a fan-out item) as JSON, for
+    /// rendering the role's system prompt.
+    pub data: Value,
 }
 
 impl std::fmt::Debug for AgentRequest {
@@ -101,6 +112,42 @@ impl std::fmt::Debug for AgentRequest {
     }
 }
 
+/// How an agent attempt ended. Only `Completed` counts as completion: the executor
+/// fails the step for every other status (with the status and reason in the error,
+/// and the partial result as the step's output), so `allow_failure` and `when:` on
+/// later steps decide what happens next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentStatus {
+    /// A final answer (or a valid typed value) was delivered.
+    Completed,
+    /// A window ended without new applied writes (`no_progress`); earlier edits stay.
+    Blocked,
+    /// Every window was used, each with progress (`turn_limit`).
+    NeedsContext,
+    /// The loop gave up: correction allowance exhausted, repeated unparseable
+    /// replies, a typed output that never validated.
+    Failed,
+}
+
+impl AgentStatus {
+    /// The snake_case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentStatus::Completed => "completed",
+            AgentStatus::Blocked => "blocked",
+            AgentStatus::NeedsContext => "needs_context",
+            AgentStatus::Failed => "failed",
+        }
+    }
+}
+
+impl std::fmt::Display for AgentStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// What an agent attempt produced.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentResult {
@@ -108,6 +155,25 @@ pub struct AgentResult {
     pub text: String,
     /// A structured value, when the agent produced one directly.
     pub value: Option<Value>,
+    /// How the attempt ended; anything but `Completed` fails the step.
+    pub status: AgentStatus,
+    /// Why it ended that way (`no_progress`, `turn_limit`, `corrections_exhausted: ...`).
+    pub reason: Option<String>,
+    /// Receipts of the calls this attempt made (its own and its delegates'), in order.
+    pub receipts: Vec<Receipt>,
+}
+
+impl AgentResult {
+    /// A completed attempt with this answer.
+    pub fn completed(text: impl Into<String>, value: Option<Value>) -> AgentResult {
+        AgentResult {
+            text: text.into(),
+            value,
+            status: AgentStatus::Completed,
+            reason: None,
+            receipts: Vec::new(),
+        }
+    }
 }
 
 /// Runs an agent step's inference loop. The model loop implements this.

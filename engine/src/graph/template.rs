@@ -36,6 +36,11 @@ impl Data {
         Data(JinjaValue::from(Serde(value)))
     }
 
+    /// The data as JSON (for templates rendered outside the executor: role prompts).
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(&self.0).unwrap_or(Value::Null)
+    }
+
     /// The same data plus a fan-out item variable and `index`.
     pub fn with_item(&self, var: &str, item: &Value, index: usize) -> Data {
         let mut extra = std::collections::BTreeMap::new();

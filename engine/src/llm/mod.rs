@@ -28,6 +28,7 @@ mod http;
 mod key;
 mod message;
 mod openai;
+mod probe;
 mod provider;
 mod retry;
 mod scripted;
@@ -46,6 +47,7 @@ pub use message::{
     Attempt, AttemptNext, ChatRequest, ChatResponse, Message, RequestSize, StopReason,
     ToolArguments, ToolCall, ToolDeclaration, Usage, estimate_tokens,
 };
+pub use probe::{Reachability, models_url, probe};
 pub use provider::{AttemptObserver, IgnoreAttempts, Provider, ProviderDescription};
 pub use retry::RetryPolicy;
 pub use scripted::{ScriptedCall, ScriptedProvider, ScriptedTurn};

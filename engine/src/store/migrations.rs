@@ -60,6 +60,17 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX receipts_run ON receipts(run_id, step_key);
     "#,
+    // 2: conversation memory of stateful roles, namespaced per project, run and role.
+    r#"
+    CREATE TABLE agent_memory (
+        project        TEXT NOT NULL,
+        run_id         TEXT NOT NULL,
+        role           TEXT NOT NULL,
+        messages       TEXT NOT NULL,
+        updated_at_ms  INTEGER NOT NULL,
+        PRIMARY KEY (project, run_id, role)
+    );
+    "#,
 ];
 
 /// The newest version this build knows.

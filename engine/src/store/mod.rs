@@ -12,10 +12,12 @@
 //! one store wait for each other instead of failing.
 
 mod error;
+mod memory;
 mod migrations;
 mod records;
 mod sqlite;
 
 pub use error::StoreError;
+pub use memory::MemoryKey;
 pub use records::{NewRun, RunRecord, StepRecord};
 pub use sqlite::{DB_DIR, DB_FILE, Store};

@@ -109,7 +109,7 @@ impl Store {
         &self.path
     }
 
-    fn conn(&self) -> MutexGuard<'_, Connection> {
+    pub(super) fn conn(&self) -> MutexGuard<'_, Connection> {
         // A panic while holding the lock cannot leave SQLite inconsistent (every write
         // is a statement or a transaction), so a poisoned lock is still usable.
         self.conn

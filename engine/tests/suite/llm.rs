@@ -7,4 +7,4 @@ mod openai;
 mod resilience;
 mod scripted;
 mod secrets;
-mod server;
+pub(super) mod server;

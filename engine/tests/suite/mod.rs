@@ -1,5 +1,6 @@
 //! Integration test areas, one module per area.
 
+mod agent;
 mod budget;
 mod checks;
 mod events;

@@ -16,7 +16,7 @@ use super::state::InstanceResult;
 use crate::events::{EventKind, RunStatus, StepStatus, now_ms};
 use crate::graph::output::typed_output;
 use crate::graph::recorder::ReceiptSink;
-use crate::graph::runner::{AgentRequest, ToolCall};
+use crate::graph::runner::{AgentRequest, AgentStatus, ToolCall};
 use crate::graph::template::Data;
 use crate::graph::{Budget, Plan, Resource, inputs};
 use crate::policy::{Authority, Decision};
@@ -371,8 +371,25 @@ async fn run_agent(
             receipts: ReceiptSink::new(ctx.recorder.clone(), spec.key.clone()),
             attempt,
             correction: correction.clone(),
+            ceiling: plan.recipe.capabilities.clone(),
+            roles: plan.recipe.roles.clone(),
+            data: spec.data.to_json(),
         };
         let answer = runner.run(request).await.map_err(Outcome::failed)?;
+        if answer.status != AgentStatus::Completed {
+            // Blocked / needs_context / failed never count as completion: the step
+            // fails, and keeps what the agent had as its output.
+            let reason = answer.reason.clone().unwrap_or_default();
+            return Err(
+                Outcome::failed(format!("agent ended {} / {reason}", answer.status)).with_output(
+                    serde_json::json!({
+                        "status": answer.status.as_str(),
+                        "reason": reason,
+                        "text": answer.text,
+                    }),
+                ),
+            );
+        }
         let Some(declared) = &step.output else {
             return Ok(Outcome::ok(
                 answer.value.unwrap_or(Value::String(answer.text)),
