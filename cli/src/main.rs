@@ -38,6 +38,8 @@ enum Command {
     Roles(commands::roles::RolesArgs),
     /// Check the configured model providers (reachability, model, tool calling; never keys).
     Doctor(commands::doctor::DoctorArgs),
+    /// MCP servers: list the configured ones, trust or untrust a project's config.
+    Mcp(commands::mcp::McpArgs),
     /// Run a recipe (a file or a built-in name) to its end.
     Run(commands::run::RunArgs),
     /// List past runs of this project.
@@ -73,6 +75,7 @@ fn main() -> ExitCode {
         Command::Recipes(args) => commands::recipes::run(args),
         Command::Roles(args) => commands::roles::run(args),
         Command::Doctor(args) => commands::doctor::run(args),
+        Command::Mcp(args) => diagnostics::report_result(commands::mcp::run(args.clone())),
         Command::Run(args) => commands::run::run(args),
         Command::Runs(args) => commands::runs::run(args),
         Command::Report(args) => commands::report::run(args),

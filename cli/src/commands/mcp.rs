@@ -19,7 +19,7 @@ use protoflow_engine::tools::mcp::{
 use serde_json::{Value, json};
 
 /// Arguments of `protoflow mcp`.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct McpArgs {
     /// What to do.
     #[command(subcommand)]
@@ -27,7 +27,7 @@ pub struct McpArgs {
 }
 
 /// The `protoflow mcp` subcommands.
-#[derive(Debug, clap::Subcommand)]
+#[derive(Debug, Clone, clap::Subcommand)]
 pub enum McpCommand {
     /// List the configured MCP servers, their allowlists, and whether the
     /// project's MCP file is trusted. Starts nothing.

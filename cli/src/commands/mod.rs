@@ -4,6 +4,7 @@ pub mod checkpoints;
 pub mod checks;
 pub mod doctor;
 pub mod graph;
+pub mod mcp;
 pub mod recipes;
 pub mod report;
 pub mod resume;

@@ -191,7 +191,7 @@ pub fn executor_with_provider(
         eprintln!("error: {e}");
         exit::INTERNAL
     })?;
-    let registry = Arc::new(project_registry(Arc::new(discovery)));
+    let registry = Arc::new(project_registry(&root, Arc::new(discovery)));
     let mut config = ExecutorConfig::new(store, root);
     config.agents = provider.map(|provider| {
         Arc::new(ModelAgentRunner::new(provider, Some(Arc::clone(&registry))))

@@ -35,7 +35,7 @@ fn python_project(tests: usize, failing: bool) -> Project {
 
 async fn run(project: &Project, args: serde_json::Value) -> protoflow_engine::tools::Invocation {
     let discovery = resolve_checks(project.root(), &DiscoverOptions::default()).unwrap();
-    let registry = project_registry(Arc::new(discovery));
+    let registry = project_registry(project.root(), Arc::new(discovery));
     let approver = HeadlessApprover::from_preset("all".parse().unwrap());
     invoke(
         &registry,
@@ -133,7 +133,7 @@ async fn the_model_cannot_supply_a_command() {
 async fn discover_checks_lists_ids_and_reasons() {
     let project = python_project(1, false);
     let discovery = resolve_checks(project.root(), &DiscoverOptions::default()).unwrap();
-    let registry = project_registry(Arc::new(discovery));
+    let registry = project_registry(project.root(), Arc::new(discovery));
     let approver = HeadlessApprover::from_preset("reads-only".parse().unwrap());
     let invocation = invoke(
         &registry,
