@@ -1,8 +1,8 @@
-//! `protoflow run RECIPE [--input k=v]... [--project DIR] [--provider NAME] [--model MODEL] [--json] [--events FILE|-] [--quiet]`
+//! `protoflow run RECIPE [--input k=v]... [--project DIR] [--provider NAME] [--model MODEL] [--json | --format OUTPUT] [--fail-on LEVEL] [--events FILE|-] [--quiet]`
 //!
 //! Runs a recipe to its end: typed inputs, a live view on a terminal, events as
-//! JSON lines while the run goes, the final report (`--json`) and an exit code
-//! from the run's status. SIGINT/SIGTERM cancel the run (a second one exits at
+//! JSON lines while the run goes, the final report (`--json`) or one recipe output
+//! (`--format`), and an exit code from the run's status and gates. SIGINT/SIGTERM cancel the run (a second one exits at
 //! once). Also holds what `resume` shares with it.
 
 use std::fs::File;
@@ -26,6 +26,7 @@ use protoflow_engine::tools::process::base_process_env;
 use protoflow_engine::tools::project_registry;
 use tokio_util::sync::CancellationToken;
 
+use super::run_output;
 use crate::approval::ApprovalArgs;
 use crate::exit;
 use crate::plan_source::{LoadFailure, load_plan};
@@ -51,6 +52,10 @@ pub struct RunArgs {
     pub approval: ApprovalArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    /// The threshold of the recipe's `findings` gate: sets the recipe's `fail_on`
+    /// input (for the review: blocker, major, minor or never).
+    #[arg(long, value_name = "LEVEL")]
+    pub fail_on: Option<String>,
 }
 
 /// Which model runs agent steps.
@@ -103,8 +108,12 @@ pub fn agent_provider(
 #[derive(Debug, Args)]
 pub struct OutputArgs {
     /// Print the final run report as JSON on stdout.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// Print the recipe output of this name on stdout (a text output as it is,
+    /// anything else as JSON), e.g. `--format sarif` for a review.
+    #[arg(long, value_name = "OUTPUT")]
+    pub format: Option<String>,
     /// Write events as JSON lines to FILE while the run goes (`-` for stdout).
     #[arg(long, value_name = "FILE|-")]
     pub events: Option<String>,
@@ -208,8 +217,10 @@ pub type Listeners = (Vec<Arc<dyn EventListener>>, Arc<LiveView>);
 
 /// The listeners and the live view for a run's output options.
 pub fn listeners(output: &OutputArgs) -> Result<Listeners, u8> {
-    if output.json && output.events.as_deref() == Some("-") {
-        eprintln!("error: --json and --events - both write to stdout; give --events a file");
+    if (output.json || output.format.is_some()) && output.events.as_deref() == Some("-") {
+        eprintln!(
+            "error: --json/--format and --events - both write to stdout; give --events a file"
+        );
         return Err(exit::INVALID);
     }
     let view = Arc::new(LiveView::new(
@@ -260,10 +271,18 @@ pub fn finish(report: &RunReport, output: &OutputArgs, view: &LiveView) -> u8 {
         let text = serde_json::to_string_pretty(report).unwrap_or_default();
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(stdout, "{text}");
-    } else if !output.quiet {
-        eprint!("{}", summary(report));
+    } else {
+        if let Some(name) = &output.format {
+            match run_output::format_output(report, name) {
+                Some(text) => crate::output::out(&text),
+                None => eprintln!("error: the run has no output `{name}` (see the problems below)"),
+            }
+        }
+        if !output.quiet {
+            eprint!("{}", summary(report));
+        }
     }
-    exit_code(report.status)
+    run_output::exit_code_of(report)
 }
 
 /// The human summary of a run.
@@ -294,6 +313,7 @@ pub fn summary(report: &RunReport) -> String {
     if !parts.is_empty() {
         text.push_str(&format!("  steps: {}\n", parts.join(", ")));
     }
+    text.push_str(&run_output::gate_lines(report));
     for problem in &report.problems {
         text.push_str(&format!("  - {problem}\n"));
     }
@@ -320,7 +340,21 @@ pub fn run(args: &RunArgs) -> u8 {
             return exit::INVALID;
         }
     };
-    let given = match inputs::parse_inputs(&plan.recipe, &args.inputs) {
+    if let Some(name) = &args.output.format
+        && let Err(e) = run_output::check_format(&plan.recipe, name)
+    {
+        eprintln!("error: {e}");
+        return exit::INVALID;
+    }
+    let given_inputs =
+        match run_output::apply_fail_on(&plan.recipe, &args.inputs, args.fail_on.as_deref()) {
+            Ok(inputs) => inputs,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return exit::INVALID;
+            }
+        };
+    let given = match inputs::parse_inputs(&plan.recipe, &given_inputs) {
         Ok(given) => given,
         Err(e) => {
             eprintln!("error: {e}");

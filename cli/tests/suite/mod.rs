@@ -1,5 +1,6 @@
 mod agent;
 mod harness;
 mod lang;
+mod review;
 mod run;
 mod verify;

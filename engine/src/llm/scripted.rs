@@ -36,9 +36,16 @@
 //! - `usage`: reported usage (none when absent).
 //! - `stop_reason`: `end_turn`, `tool_use`, `max_tokens`, `content_filter`; default
 //!   `tool_use` when there are tool calls, else `end_turn`.
+//! - `delay_ms`: wait this long before answering (cancellation ends the wait), to
+//!   simulate a slow or stalled model (step timeouts).
+//! - `error`: fail the call with this message instead of answering (a provider
+//!   failure after retries), after `delay_ms`.
 //!
-//! Each call consumes the next turn; a call after the last turn fails with
-//! `ScriptExhausted`.
+//! `order` (top level, default `sequence`): with `sequence` each call consumes the
+//! next turn and a call after the last turn fails with `ScriptExhausted`; with
+//! `expect` each call takes the first unused turn whose `expect` strings all occur
+//! in the request (`ScriptNoMatch` when none does), so steps running in parallel
+//! can be scripted without depending on their timing.
 
 use std::sync::Mutex;
 
@@ -71,6 +78,10 @@ pub struct ScriptedTurn {
     pub usage: Option<Usage>,
     #[serde(default)]
     pub stop_reason: Option<StopReason>,
+    #[serde(default)]
+    pub delay_ms: Option<u64>,
+    #[serde(default)]
+    pub error: Option<String>,
 }
 
 /// One scripted tool call.
@@ -86,10 +97,30 @@ pub struct ScriptedCall {
     pub raw_args: Option<String>,
 }
 
+/// How a call picks its turn.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ScriptOrder {
+    /// Each call takes the next turn.
+    #[default]
+    Sequence,
+    /// Each call takes the first unused turn whose `expect` strings all match.
+    Expect,
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ScriptFile {
     turns: Vec<ScriptedTurn>,
+    #[serde(default)]
+    order: ScriptOrder,
+}
+
+/// Which turns were replayed.
+#[derive(Debug, Default)]
+struct Replay {
+    next: usize,
+    used: Vec<bool>,
 }
 
 /// Replays scripted turns. A test and evaluation double, never a default.
@@ -97,7 +128,8 @@ struct ScriptFile {
 pub struct ScriptedProvider {
     path: String,
     turns: Vec<ScriptedTurn>,
-    next: Mutex<usize>,
+    order: ScriptOrder,
+    replay: Mutex<Replay>,
 }
 
 impl ScriptedProvider {
@@ -131,28 +163,81 @@ impl ScriptedProvider {
             path: label.to_string(),
             message: format!("invalid script: {e}"),
         };
-        let turns = if value.is_array() {
-            serde_json::from_value::<Vec<ScriptedTurn>>(value).map_err(invalid)?
+        let (turns, order) = if value.is_array() {
+            (
+                serde_json::from_value::<Vec<ScriptedTurn>>(value).map_err(invalid)?,
+                ScriptOrder::Sequence,
+            )
         } else {
-            serde_json::from_value::<ScriptFile>(value)
-                .map_err(invalid)?
-                .turns
+            let file = serde_json::from_value::<ScriptFile>(value).map_err(invalid)?;
+            (file.turns, file.order)
         };
-        Ok(Self::from_turns(label, turns))
+        Ok(Self::from_turns(label, turns).with_order(order))
     }
 
-    /// A provider replaying `turns`.
+    /// A provider replaying `turns` in sequence.
     pub fn from_turns(label: &str, turns: Vec<ScriptedTurn>) -> Self {
+        let used = vec![false; turns.len()];
         ScriptedProvider {
             path: label.to_string(),
             turns,
-            next: Mutex::new(0),
+            order: ScriptOrder::Sequence,
+            replay: Mutex::new(Replay { next: 0, used }),
         }
+    }
+
+    /// The same provider picking turns in `order`.
+    pub fn with_order(mut self, order: ScriptOrder) -> Self {
+        self.order = order;
+        self
     }
 
     /// How many turns have been replayed.
     pub fn used(&self) -> usize {
-        *self.next.lock().unwrap_or_else(|e| e.into_inner())
+        let replay = self.replay.lock().unwrap_or_else(|e| e.into_inner());
+        replay.used.iter().filter(|u| **u).count()
+    }
+
+    /// The index of the turn this call replays (marked used), or why there is none.
+    fn take_turn(&self, haystack: &str) -> Result<usize, LlmError> {
+        let mut replay = self.replay.lock().unwrap_or_else(|e| e.into_inner());
+        let index = match self.order {
+            ScriptOrder::Sequence => {
+                let index = replay.next;
+                if index >= self.turns.len() {
+                    return Err(LlmError::ScriptExhausted {
+                        path: self.path.clone(),
+                        turns: self.turns.len(),
+                    });
+                }
+                replay.next += 1;
+                index
+            }
+            ScriptOrder::Expect => {
+                let found = self.turns.iter().enumerate().position(|(i, turn)| {
+                    !replay.used[i] && turn.expect.iter().all(|e| haystack.contains(e.as_str()))
+                });
+                match found {
+                    Some(index) => index,
+                    None => {
+                        let remaining = replay.used.iter().filter(|u| !**u).count();
+                        return Err(if remaining == 0 {
+                            LlmError::ScriptExhausted {
+                                path: self.path.clone(),
+                                turns: self.turns.len(),
+                            }
+                        } else {
+                            LlmError::ScriptNoMatch {
+                                path: self.path.clone(),
+                                remaining,
+                            }
+                        });
+                    }
+                }
+            }
+        };
+        replay.used[index] = true;
+        Ok(index)
     }
 }
 
@@ -216,19 +301,15 @@ impl Provider for ScriptedProvider {
         if cancel.is_cancelled() {
             return Err(LlmError::Cancelled);
         }
-        let index = {
-            let mut next = self.next.lock().unwrap_or_else(|e| e.into_inner());
-            let index = *next;
-            if index >= self.turns.len() {
-                return Err(LlmError::ScriptExhausted {
-                    path: self.path.clone(),
-                    turns: self.turns.len(),
-                });
-            }
-            *next += 1;
-            index
-        };
+        let haystack = haystack(request);
+        let index = self.take_turn(&haystack)?;
         let turn = &self.turns[index];
+        if let Some(delay) = turn.delay_ms {
+            tokio::select! {
+                () = tokio::time::sleep(std::time::Duration::from_millis(delay)) => {}
+                () = cancel.cancelled() => return Err(LlmError::Cancelled),
+            }
+        }
         let size = self.measure(request);
         let model = request.model.clone().unwrap_or_else(|| "scripted".into());
         let mut attempt = Attempt {
@@ -242,7 +323,17 @@ impl Provider for ScriptedProvider {
             error: None,
             next: AttemptNext::Done,
         };
-        let haystack = haystack(request);
+        if let Some(message) = &turn.error {
+            let error = LlmError::ScriptedError {
+                path: self.path.clone(),
+                turn: index + 1,
+                message: message.clone(),
+            };
+            attempt.error = Some(error.to_string());
+            attempt.next = AttemptNext::GiveUp;
+            observer.attempt(&attempt);
+            return Err(error);
+        }
         if let Some(expected) = turn.expect.iter().find(|e| !haystack.contains(e.as_str())) {
             let error = LlmError::ScriptMismatch {
                 path: self.path.clone(),

@@ -5,6 +5,7 @@
 //! reports every problem it can. This module resolves roles and child recipes but
 //! never runs anything.
 
+mod gates;
 mod graph;
 mod inputs;
 mod limits;
@@ -46,6 +47,7 @@ pub(crate) fn check_recipe(
     let graph = graph::analyze(&mut ctx);
     let steps = steps::check_steps(&mut ctx, &graph, &roles, &limits, loader);
     refs::check_outputs(&mut ctx, &graph);
+    gates::check_gates(&mut ctx, &graph);
     let mut diags = std::mem::take(&mut ctx.diags);
     // Report in reading order: by file, then position.
     diags.0.sort_by(|a, b| {

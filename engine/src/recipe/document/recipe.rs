@@ -4,7 +4,7 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{InputDocument, LimitsDocument, RoleRefDocument, StepDocument};
+use super::{GateDocument, InputDocument, LimitsDocument, RoleRefDocument, StepDocument};
 use crate::policy::{Capability, Decision};
 
 /// The language version a document is written in.
@@ -63,4 +63,8 @@ pub struct RecipeDocument {
     /// (for example `steps.verify.output`).
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub outputs: IndexMap<String, String>,
+    /// Conditions over the finished run (`inputs`, `steps`, `outputs`) that decide
+    /// its outcome for a pipeline: findings over a threshold, or an incomplete run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gates: Vec<GateDocument>,
 }

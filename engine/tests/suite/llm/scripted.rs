@@ -105,3 +105,59 @@ async fn scripted_file_is_selected_only_by_an_explicit_provider_spec() {
         .unwrap_err();
     assert!(invalid.to_string().contains("bad.json"), "{invalid}");
 }
+
+#[tokio::test]
+async fn with_order_expect_each_call_takes_the_first_unused_matching_turn() {
+    let script = r#"{"order": "expect", "turns": [
+      {"expect": ["angle B"], "text": "answer B"},
+      {"expect": ["angle A"], "text": "answer A"}
+    ]}"#;
+    let provider = ScriptedProvider::from_json_str("s.json", script).unwrap();
+    let a = provider
+        .complete(&request("review from angle A"), CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(a.text, "answer A");
+    let err = provider
+        .complete(&request("review from angle A"), CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, LlmError::ScriptNoMatch { remaining: 1, .. }),
+        "{err}"
+    );
+    let b = provider
+        .complete(&request("review from angle B"), CancellationToken::new())
+        .await
+        .unwrap();
+    assert_eq!(b.text, "answer B");
+    assert_eq!(provider.used(), 2);
+    let err = provider
+        .complete(&request("angle B"), CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, LlmError::ScriptExhausted { .. }), "{err}");
+}
+
+#[tokio::test]
+async fn an_error_turn_fails_the_call_and_a_delayed_turn_stops_on_cancellation() {
+    let script = r#"{"turns": [
+      {"error": "upstream overloaded"},
+      {"delay_ms": 600000, "text": "too late"}
+    ]}"#;
+    let provider = ScriptedProvider::from_json_str("s.json", script).unwrap();
+    let err = provider
+        .complete(&request("x"), CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("upstream overloaded"), "{err}");
+
+    let cancel = CancellationToken::new();
+    let stopper = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        stopper.cancel();
+    });
+    let err = provider.complete(&request("x"), cancel).await.unwrap_err();
+    assert!(matches!(err, LlmError::Cancelled), "{err}");
+}
