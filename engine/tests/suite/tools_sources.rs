@@ -144,8 +144,8 @@ async fn a_pull_request_is_fetched_at_its_head_sha_with_the_token() {
     let seen = seen.lock().unwrap().clone();
     assert_eq!(
         seen.len(),
-        4,
-        "two calls of three requests, minus none: {seen:?}"
+        3,
+        "JSON, diff, JSON again (prepare sends nothing): {seen:?}"
     );
     assert!(
         seen.iter()
