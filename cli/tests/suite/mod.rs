@@ -1,5 +1,6 @@
 mod agent;
 mod harness;
 mod lang;
+mod research;
 mod run;
 mod verify;

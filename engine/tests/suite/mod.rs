@@ -12,6 +12,7 @@ mod findings;
 mod lang;
 mod llm;
 mod mcp;
+mod research;
 mod store;
 mod tools_checks;
 mod tools_common;

@@ -105,3 +105,38 @@ async fn scripted_file_is_selected_only_by_an_explicit_provider_spec() {
         .unwrap_err();
     assert!(invalid.to_string().contains("bad.json"), "{invalid}");
 }
+
+#[tokio::test]
+async fn by_expect_order_serves_interleaved_callers_the_turn_their_request_matches() {
+    let provider = ScriptedProvider::from_json_str(
+        "script.json",
+        r#"{"order": "by_expect", "turns": [
+          {"expect": ["task A"], "text": "A1"},
+          {"expect": ["task A"], "text": "A2"},
+          {"expect": ["task B"], "text": "B1"}
+        ]}"#,
+    )
+    .unwrap();
+    let ask = |text: &'static str| {
+        let provider = &provider;
+        async move {
+            provider
+                .complete(&request(text), CancellationToken::new())
+                .await
+        }
+    };
+    // B comes first although its turn is last in the file; A's turns stay in order.
+    assert_eq!(ask("do task B").await.unwrap().text, "B1");
+    assert_eq!(ask("do task A").await.unwrap().text, "A1");
+    let error = ask("do task C").await.unwrap_err();
+    assert!(
+        error.to_string().contains("no unused turn"),
+        "{error:?}"
+    );
+    assert_eq!(ask("do task A").await.unwrap().text, "A2");
+    assert_eq!(provider.used(), 3);
+    assert!(matches!(
+        ask("do task A").await.unwrap_err(),
+        LlmError::ScriptExhausted { turns: 3, .. }
+    ));
+}
