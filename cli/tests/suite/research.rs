@@ -222,7 +222,10 @@ fn due_diligence_codebase_only_returns_a_schema_valid_cited_verdict_that_says_we
             .contains("inputs.web")
     );
     // Each claim was checked on its own, against the code it cites.
-    assert_eq!(step(&report, "verify-claims[0]")["output"]["status"], "supported");
+    assert_eq!(
+        step(&report, "verify-claims[0]")["output"]["status"],
+        "supported"
+    );
     assert_eq!(
         step(&report, "verify-claims[1]")["output"]["status"],
         "unverifiable"
@@ -244,12 +247,7 @@ fn an_invalid_verdict_is_sent_back_and_the_corrected_one_is_kept() {
         json!({"verdict": "maybe", "summary": "unsure", "reasons": [], "risks": [], "claims": []}),
     ));
     turns.push(answer(&["do not match its schema"], verdict()));
-    let (report, _) = run(
-        "due-diligence",
-        &["subject=adopt tinyq"],
-        script(turns),
-        0,
-    );
+    let (report, _) = run("due-diligence", &["subject=adopt tinyq"], script(turns), 0);
     assert_eq!(report["status"], "succeeded", "{report:#}");
     assert_valid("verdict.schema.json", &report["outputs"]["json"]);
     assert_eq!(report["outputs"]["json"], verdict());
@@ -262,12 +260,7 @@ fn a_verdict_that_never_validates_fails_the_run_clearly() {
     for _ in 0..3 {
         turns.push(answer(&["Decide adopt, build or defer"], invalid.clone()));
     }
-    let (report, _) = run(
-        "due-diligence",
-        &["subject=adopt tinyq"],
-        script(turns),
-        1,
-    );
+    let (report, _) = run("due-diligence", &["subject=adopt tinyq"], script(turns), 1);
     assert_eq!(report["status"], "failed");
     let synthesize = step(&report, "synthesize");
     assert_eq!(synthesize["status"], "failed");
@@ -288,7 +281,10 @@ fn a_verdict_that_never_validates_fails_the_run_clearly() {
     assert!(report["outputs"]["json"].get("verdict").is_none());
     assert!(report["outputs"].get("markdown").is_none());
     let problems = report["problems"].to_string();
-    assert!(problems.contains("output `markdown` could not be rendered"), "{problems}");
+    assert!(
+        problems.contains("output `markdown` could not be rendered"),
+        "{problems}"
+    );
     assert!(problems.contains("is not one of"), "{problems}");
 }
 
@@ -301,7 +297,10 @@ fn deep_research_codebase_only_returns_a_schema_valid_cited_brief() {
             json!({"path": "README.md"}),
         ),
         answer(
-            &["Answer it from the repository", "bounded in-memory job queue"],
+            &[
+                "Answer it from the repository",
+                "bounded in-memory job queue",
+            ],
             json!({
                 "answer": "The queue is bounded at 1024 jobs.",
                 "findings": [{"text": "The README states a 1024-job bound", "confidence": "medium", "sources": ["README.md:4"]}],
@@ -342,7 +341,10 @@ fn deep_research_codebase_only_returns_a_schema_valid_cited_brief() {
             json!({"claim_id": "G1", "status": "supported", "evidence": "src/lib.rs:7"}),
         ),
         answer(
-            &["Write the brief", "web research was off: codebase-only evidence"],
+            &[
+                "Write the brief",
+                "web research was off: codebase-only evidence",
+            ],
             json!({
                 "question": "Is the queue bounded?",
                 "answer": "Yes: push refuses jobs past 1024 (codebase-only evidence; web research was off).",

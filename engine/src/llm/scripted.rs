@@ -211,8 +211,7 @@ impl ScriptedProvider {
         let Some(index) = index else {
             return Err(LlmError::Script {
                 path: self.path.clone(),
-                message: "no unused turn's `expect` matches this request (order: by_expect)"
-                    .into(),
+                message: "no unused turn's `expect` matches this request (order: by_expect)".into(),
             });
         };
         taken[index] = true;

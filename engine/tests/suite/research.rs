@@ -16,7 +16,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use indexmap::IndexMap;
 use protoflow_engine::agent::ModelAgentRunner;
 use protoflow_engine::evidence::ReceiptStatus;
-use protoflow_engine::graph::{Executor, ExecutorConfig, RegistryTools, RunOptions, RunReport, build_plan};
+use protoflow_engine::graph::{
+    Executor, ExecutorConfig, RegistryTools, RunOptions, RunReport, build_plan,
+};
 use protoflow_engine::llm::ScriptedProvider;
 use protoflow_engine::policy::{HeadlessApprover, PolicyFile};
 use protoflow_engine::recipe::{LoadOptions, RecipeRef, load_recipe};
@@ -55,7 +57,10 @@ async fn serve() -> (u16, Arc<AtomicUsize>) {
 }
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn call(expect: &[&str], tool: &str, args: Value) -> Value {
@@ -70,7 +75,11 @@ fn answer(expect: &[&str], value: Value) -> Value {
 /// `fetched` is text the scout's second request must contain.
 fn script(url: &str, fetched: &str, scout_claims: Value, verdict: Value) -> Vec<Value> {
     let mut turns = vec![
-        call(&["Map this codebase"], "read_file", json!({"path": "README.md"})),
+        call(
+            &["Map this codebase"],
+            "read_file",
+            json!({"path": "README.md"}),
+        ),
         answer(
             &["Map this codebase", "bounded job queue"],
             json!({
@@ -79,7 +88,11 @@ fn script(url: &str, fetched: &str, scout_claims: Value, verdict: Value) -> Vec<
                 "claims": [{"id": "C1", "text": "Holds at most 1024 jobs", "source": "README.md:3"}]
             }),
         ),
-        call(&["Collect the external facts"], "fetch_url", json!({"url": url})),
+        call(
+            &["Collect the external facts"],
+            "fetch_url",
+            json!({"url": url}),
+        ),
         answer(
             &["Collect the external facts", fetched],
             json!({"summary": "Release notes read.", "claims": scout_claims}),
@@ -115,15 +128,28 @@ fn scout_claims_len(turns: &[Value]) -> usize {
 async fn run_web(fetch: FetchUrlTool, turns: Vec<Value>) -> (RunReport, Store, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
-    std::fs::write(root.join("README.md"), "# tinyq\n\ntinyq is a bounded job queue of 1024 jobs.\n").unwrap();
+    std::fs::write(
+        root.join("README.md"),
+        "# tinyq\n\ntinyq is a bounded job queue of 1024 jobs.\n",
+    )
+    .unwrap();
     std::fs::create_dir_all(root.join("src")).unwrap();
-    std::fs::write(root.join("src/lib.rs"), "pub const CAPACITY: usize = 1024;\n").unwrap();
+    std::fs::write(
+        root.join("src/lib.rs"),
+        "pub const CAPACITY: usize = 1024;\n",
+    )
+    .unwrap();
     let store = Store::open_project(&root).unwrap();
     let recipe = load_recipe(
         &RecipeRef::File(repo().join("recipes/due-diligence.yaml")),
         &LoadOptions::for_project(&root),
     )
-    .unwrap_or_else(|d| panic!("{:?}", d.0.iter().map(|d| d.to_record()).collect::<Vec<_>>()));
+    .unwrap_or_else(|d| {
+        panic!(
+            "{:?}",
+            d.0.iter().map(|d| d.to_record()).collect::<Vec<_>>()
+        )
+    });
     let plan = build_plan(recipe).unwrap();
 
     let mut registry = ToolRegistry::builtin();
@@ -189,14 +215,31 @@ async fn with_web_on_the_scout_fetches_through_the_test_allow_list_and_the_verdi
         policy: FetchPolicy::allow_loopback_for_tests(&[port]),
         ..FetchConfig::default()
     });
-    let claims = json!([{"id": "W1", "text": "tinyq 2.0 was released on 2026-01-10", "source": url}]);
-    let (report, store, _dir) = run_web(fetch, script(&url, "tinyq 2.0 released", claims, verdict(&url))).await;
+    let claims =
+        json!([{"id": "W1", "text": "tinyq 2.0 was released on 2026-01-10", "source": url}]);
+    let (report, store, _dir) = run_web(
+        fetch,
+        script(&url, "tinyq 2.0 released", claims, verdict(&url)),
+    )
+    .await;
 
-    assert_eq!(report.status.to_string(), "succeeded", "{:?}", report.problems);
+    assert_eq!(
+        report.status.to_string(),
+        "succeeded",
+        "{:?}",
+        report.problems
+    );
     assert_eq!(report.outputs["evidence"], "codebase and web");
     // The scout's claim was checked again, independently, at its URL.
-    assert_eq!(step(&report, "verify-web-claims[0]").output["status"], "supported");
-    assert_eq!(hits.load(Ordering::SeqCst), 2, "the scout and the web verifier each fetched once");
+    assert_eq!(
+        step(&report, "verify-web-claims[0]").output["status"],
+        "supported"
+    );
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        2,
+        "the scout and the web verifier each fetched once"
+    );
     let fetches: Vec<_> = store
         .receipts(&report.run_id)
         .unwrap()
@@ -204,13 +247,20 @@ async fn with_web_on_the_scout_fetches_through_the_test_allow_list_and_the_verdi
         .filter(|(_, r)| r.tool == "fetch_url")
         .collect();
     assert_eq!(fetches.len(), 2);
-    assert!(fetches.iter().all(|(_, r)| r.status == ReceiptStatus::Executed));
+    assert!(
+        fetches
+            .iter()
+            .all(|(_, r)| r.status == ReceiptStatus::Executed)
+    );
     assert!(fetches.iter().any(|(key, _)| key == "web-research"));
 
     let markdown = report.outputs["markdown"].as_str().unwrap();
     assert!(!markdown.contains("Web research was off"), "{markdown}");
     assert!(markdown.contains(&format!("2. {url} [web]")), "{markdown}");
-    assert!(markdown.contains("| W1: tinyq 2.0 was released on 2026-01-10 | supported | [2] |"), "{markdown}");
+    assert!(
+        markdown.contains("| W1: tinyq 2.0 was released on 2026-01-10 | supported | [2] |"),
+        "{markdown}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -232,8 +282,17 @@ async fn with_web_on_and_the_production_policy_a_loopback_fetch_is_refused_and_r
     )
     .await;
 
-    assert_eq!(report.status.to_string(), "succeeded", "{:?}", report.problems);
-    assert_eq!(hits.load(Ordering::SeqCst), 0, "the local server was never contacted");
+    assert_eq!(
+        report.status.to_string(),
+        "succeeded",
+        "{:?}",
+        report.problems
+    );
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        0,
+        "the local server was never contacted"
+    );
     let receipts = store.receipts(&report.run_id).unwrap();
     let (_, refused) = receipts
         .iter()
@@ -241,7 +300,11 @@ async fn with_web_on_and_the_production_policy_a_loopback_fetch_is_refused_and_r
         .expect("the refused fetch left a receipt");
     assert_ne!(refused.status, ReceiptStatus::Executed);
     assert!(
-        refused.reason.as_deref().unwrap_or_default().contains("loopback"),
+        refused
+            .reason
+            .as_deref()
+            .unwrap_or_default()
+            .contains("loopback"),
         "{refused:?}"
     );
     assert_eq!(report.outputs["verdict"], "defer");

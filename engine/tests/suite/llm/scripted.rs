@@ -129,10 +129,7 @@ async fn by_expect_order_serves_interleaved_callers_the_turn_their_request_match
     assert_eq!(ask("do task B").await.unwrap().text, "B1");
     assert_eq!(ask("do task A").await.unwrap().text, "A1");
     let error = ask("do task C").await.unwrap_err();
-    assert!(
-        error.to_string().contains("no unused turn"),
-        "{error:?}"
-    );
+    assert!(error.to_string().contains("no unused turn"), "{error:?}");
     assert_eq!(ask("do task A").await.unwrap().text, "A2");
     assert_eq!(provider.used(), 3);
     assert!(matches!(
