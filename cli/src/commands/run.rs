@@ -166,13 +166,9 @@ pub fn open_store(root: &Path) -> Result<Store, u8> {
 /// An executor for the project: every tool (the project's checks resolved once
 /// and frozen for the run), approvals as the options say, the base process
 /// environment, checkpoints for every write, and child recipes planned by
-/// `build_plan`. No agent runner until a model provider is configured.
-pub fn executor(store: Store, root: PathBuf, approval: &ApprovalArgs) -> Result<Executor, u8> {
-    executor_with_provider(store, root, approval, None)
-}
-
-/// [`executor`], with agent steps run by a [`ModelAgentRunner`] over `provider`
-/// (tool schemas from the run's registry) when one is given.
+/// `build_plan`. Agent steps run by a [`ModelAgentRunner`] over `provider` (tool
+/// schemas from the run's registry); without one they fail with "no model
+/// provider configured".
 pub fn executor_with_provider(
     store: Store,
     root: PathBuf,
