@@ -77,10 +77,23 @@ pub fn run(args: &ResumeArgs) -> u8 {
         }
         Err(_) => None,
     };
-    let executor = match executor_with_provider(store, root.clone(), &args.approval, provider) {
-        Ok(executor) => executor,
-        Err(code) => return code,
+    // The run's own recipe (as stored) decides its checks, not today's file.
+    let plan = match store
+        .run(&args.run_id)
+        .map_err(|e| e.to_string())
+        .and_then(|record| rebuild_plan(&record, &root))
+    {
+        Ok(plan) => plan,
+        Err(e) => {
+            eprintln!("error: cannot resume run `{}`: {e}", args.run_id);
+            return exit::INVALID;
+        }
     };
+    let executor =
+        match executor_with_provider(store, root.clone(), &plan.recipe, &args.approval, provider) {
+            Ok(executor) => executor,
+            Err(code) => return code,
+        };
     let result = runtime.block_on(async {
         let options = ResumeOptions {
             replay: args.replay.clone(),
