@@ -2,4 +2,5 @@ mod agent;
 mod harness;
 mod lang;
 mod run;
+mod undo;
 mod verify;
