@@ -120,3 +120,34 @@ fn an_invalid_declared_check_is_located_in_the_recipe() {
         .stderr_contains("bad-checks.yaml:8")
         .run();
 }
+
+const ASKS: &str = "apiVersion: protoflow/v1\nkind: Recipe\nname: asks\ncapabilities:\n  process.execute: ask\nsteps:\n  - id: hello\n    tool: execute_command\n    with:\n      argv: [echo, hello]\n";
+
+#[test]
+fn headless_runs_deny_what_needs_an_approval_and_say_so() {
+    let ran = Test::new()
+        .file("asks.yaml", ASKS)
+        .args(["run", "asks.yaml", "--quiet", "--json"])
+        .status(1)
+        .run();
+    let report = report(&ran.stdout);
+    let text = report.to_string();
+    assert!(
+        text.contains("denied") || text.contains("approv"),
+        "{report:#}"
+    );
+    assert!(
+        !text.contains("\"hello\\n\""),
+        "the command did not run: {report:#}"
+    );
+}
+
+#[test]
+fn an_approval_preset_lets_the_call_run() {
+    let ran = Test::new()
+        .file("asks.yaml", ASKS)
+        .args(["run", "asks.yaml", "--quiet", "--json", "--approve", "all"])
+        .status(0)
+        .run();
+    assert!(ran.stdout.contains("hello"), "{}", ran.stdout);
+}
