@@ -3,4 +3,5 @@ mod harness;
 mod lang;
 mod research;
 mod run;
+mod undo;
 mod verify;

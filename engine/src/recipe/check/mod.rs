@@ -5,6 +5,7 @@
 //! reports every problem it can. This module resolves roles and child recipes but
 //! never runs anything.
 
+mod checks;
 mod graph;
 mod inputs;
 mod limits;
@@ -36,6 +37,7 @@ pub(crate) fn check_recipe(
         base_dir,
     };
     inputs::check_inputs(&mut ctx);
+    checks::check_declared_checks(&mut ctx);
     let limits = limits::resolve(
         &mut ctx,
         document.limits.as_ref(),
@@ -65,6 +67,7 @@ pub(crate) fn check_recipe(
         inputs: document.inputs.clone(),
         limits,
         capabilities: document.capabilities.clone(),
+        checks: document.checks.clone(),
         roles,
         steps,
         outputs: document.outputs.clone(),
