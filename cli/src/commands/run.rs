@@ -12,14 +12,14 @@ use std::sync::Arc;
 
 use clap::Args;
 use protoflow_engine::agent::ModelAgentRunner;
-use protoflow_engine::checks::resolve_checks;
+use protoflow_engine::checks::{resolve_checks, resolve_declared_checks};
 use protoflow_engine::events::{EventListener, JsonLinesWriter, RunStatus};
 use protoflow_engine::graph::{
     AgentRunner, Executor, ExecutorConfig, RegistryTools, RunReport, format_ms, inputs,
 };
 use protoflow_engine::llm::{self, Provider};
-use protoflow_engine::recipe::StepKind;
 use protoflow_engine::recipe::load::project_discover_options;
+use protoflow_engine::recipe::{Recipe, StepKind};
 use protoflow_engine::store::Store;
 use protoflow_engine::tools::fs::CheckpointStore;
 use protoflow_engine::tools::process::base_process_env;
@@ -175,20 +175,24 @@ pub fn open_store(root: &Path) -> Result<Store, u8> {
 /// An executor for the project: every tool (the project's checks resolved once
 /// and frozen for the run), approvals as the options say, the base process
 /// environment, checkpoints for every write, and child recipes planned by
-/// `build_plan`. No agent runner until a model provider is configured.
-pub fn executor(store: Store, root: PathBuf, approval: &ApprovalArgs) -> Result<Executor, u8> {
-    executor_with_provider(store, root, approval, None)
-}
-
-/// [`executor`], with agent steps run by a [`ModelAgentRunner`] over `provider`
-/// (tool schemas from the run's registry) when one is given.
+/// `build_plan`. Agent steps run by a [`ModelAgentRunner`] over `provider` (tool
+/// schemas from the run's registry); without one they fail with "no model
+/// provider configured".
 pub fn executor_with_provider(
     store: Store,
     root: PathBuf,
+    recipe: &Recipe,
     approval: &ApprovalArgs,
     provider: Option<Arc<dyn Provider>>,
 ) -> Result<Executor, u8> {
-    let discovery = resolve_checks(&root, &project_discover_options()).map_err(|e| {
+    let options = project_discover_options();
+    let discovery = if recipe.checks.is_empty() {
+        resolve_checks(&root, &options)
+    } else {
+        let label = format!("recipe `{}`", recipe.name);
+        resolve_declared_checks(&root, &label, recipe.checks.clone(), &options)
+    };
+    let discovery = discovery.map_err(|e| {
         eprintln!("{:?}", miette::Report::new(e));
         exit::INVALID
     })?;
@@ -381,7 +385,7 @@ pub fn run(args: &RunArgs) -> u8 {
         Ok(rt) => rt,
         Err(code) => return code,
     };
-    let executor = match executor_with_provider(store, root, &args.approval, agents) {
+    let executor = match executor_with_provider(store, root, &plan.recipe, &args.approval, agents) {
         Ok(executor) => executor,
         Err(code) => return code,
     };

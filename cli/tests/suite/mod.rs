@@ -1,6 +1,8 @@
 mod agent;
 mod harness;
 mod lang;
+mod research;
 mod review;
 mod run;
+mod undo;
 mod verify;

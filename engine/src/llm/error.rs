@@ -198,15 +198,6 @@ pub enum LlmError {
         expected: String,
     },
 
-    #[error("scripted provider {path}: no unused turn (of {remaining} left) expects this request")]
-    #[diagnostic(
-        code(protoflow::llm::script_no_match),
-        help(
-            "with `order: expect`, every call takes the first unused turn whose `expect` strings all occur in the request; add a turn for this request or widen an `expect`"
-        )
-    )]
-    ScriptNoMatch { path: String, remaining: usize },
-
     #[error("scripted provider {path}: turn {turn} fails as scripted: {message}")]
     #[diagnostic(
         code(protoflow::llm::scripted_error),

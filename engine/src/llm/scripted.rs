@@ -41,11 +41,16 @@
 //! - `error`: fail the call with this message instead of answering (a provider
 //!   failure after retries), after `delay_ms`.
 //!
-//! `order` (top level, default `sequence`): with `sequence` each call consumes the
-//! next turn and a call after the last turn fails with `ScriptExhausted`; with
-//! `expect` each call takes the first unused turn whose `expect` strings all occur
-//! in the request (`ScriptNoMatch` when none does), so steps running in parallel
-//! can be scripted without depending on their timing.
+//! Each call consumes the next turn; a call after the last turn fails with
+//! `ScriptExhausted`.
+//!
+//! With `"order": "by_expect"` at the top level (a file with `turns`), each call
+//! instead takes the FIRST UNUSED turn, in file order, whose `expect` substrings all
+//! occur in the request (a turn without `expect` matches any request). This keeps
+//! scripts deterministic when steps run in parallel and their calls interleave in
+//! any order: give each step's turns an `expect` only its requests contain (its
+//! task text, a claim id), in the order that step makes them. No matching turn fails
+//! the call (`Script`); every turn used fails with `ScriptExhausted`.
 
 use std::sync::Mutex;
 
@@ -97,17 +102,6 @@ pub struct ScriptedCall {
     pub raw_args: Option<String>,
 }
 
-/// How a call picks its turn.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ScriptOrder {
-    /// Each call takes the next turn.
-    #[default]
-    Sequence,
-    /// Each call takes the first unused turn whose `expect` strings all match.
-    Expect,
-}
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ScriptFile {
@@ -116,11 +110,15 @@ struct ScriptFile {
     order: ScriptOrder,
 }
 
-/// Which turns were replayed.
-#[derive(Debug, Default)]
-struct Replay {
-    next: usize,
-    used: Vec<bool>,
+/// How a call picks its turn.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScriptOrder {
+    /// The next turn in file order; its `expect` must match (the default).
+    #[default]
+    Sequential,
+    /// The first unused turn, in file order, whose `expect` matches the request.
+    ByExpect,
 }
 
 /// Replays scripted turns. A test and evaluation double, never a default.
@@ -129,7 +127,7 @@ pub struct ScriptedProvider {
     path: String,
     turns: Vec<ScriptedTurn>,
     order: ScriptOrder,
-    replay: Mutex<Replay>,
+    taken: Mutex<Vec<bool>>,
 }
 
 impl ScriptedProvider {
@@ -166,7 +164,7 @@ impl ScriptedProvider {
         let (turns, order) = if value.is_array() {
             (
                 serde_json::from_value::<Vec<ScriptedTurn>>(value).map_err(invalid)?,
-                ScriptOrder::Sequence,
+                ScriptOrder::Sequential,
             )
         } else {
             let file = serde_json::from_value::<ScriptFile>(value).map_err(invalid)?;
@@ -175,18 +173,18 @@ impl ScriptedProvider {
         Ok(Self::from_turns(label, turns).with_order(order))
     }
 
-    /// A provider replaying `turns` in sequence.
+    /// A provider replaying `turns` in file order.
     pub fn from_turns(label: &str, turns: Vec<ScriptedTurn>) -> Self {
-        let used = vec![false; turns.len()];
+        let taken = Mutex::new(vec![false; turns.len()]);
         ScriptedProvider {
             path: label.to_string(),
             turns,
-            order: ScriptOrder::Sequence,
-            replay: Mutex::new(Replay { next: 0, used }),
+            order: ScriptOrder::Sequential,
+            taken,
         }
     }
 
-    /// The same provider picking turns in `order`.
+    /// The same provider, picking turns by `order`.
     pub fn with_order(mut self, order: ScriptOrder) -> Self {
         self.order = order;
         self
@@ -194,49 +192,37 @@ impl ScriptedProvider {
 
     /// How many turns have been replayed.
     pub fn used(&self) -> usize {
-        let replay = self.replay.lock().unwrap_or_else(|e| e.into_inner());
-        replay.used.iter().filter(|u| **u).count()
+        let taken = self.taken.lock().unwrap_or_else(|e| e.into_inner());
+        taken.iter().filter(|t| **t).count()
     }
 
-    /// The index of the turn this call replays (marked used), or why there is none.
-    fn take_turn(&self, haystack: &str) -> Result<usize, LlmError> {
-        let mut replay = self.replay.lock().unwrap_or_else(|e| e.into_inner());
+    /// Takes the turn for a request whose expect-haystack is `haystack`.
+    fn take(&self, haystack: &str) -> Result<usize, LlmError> {
+        let mut taken = self.taken.lock().unwrap_or_else(|e| e.into_inner());
+        let mut unused = (0..self.turns.len()).filter(|&i| !taken[i]).peekable();
+        if unused.peek().is_none() {
+            return Err(LlmError::ScriptExhausted {
+                path: self.path.clone(),
+                turns: self.turns.len(),
+            });
+        }
         let index = match self.order {
-            ScriptOrder::Sequence => {
-                let index = replay.next;
-                if index >= self.turns.len() {
-                    return Err(LlmError::ScriptExhausted {
-                        path: self.path.clone(),
-                        turns: self.turns.len(),
-                    });
-                }
-                replay.next += 1;
-                index
-            }
-            ScriptOrder::Expect => {
-                let found = self.turns.iter().enumerate().position(|(i, turn)| {
-                    !replay.used[i] && turn.expect.iter().all(|e| haystack.contains(e.as_str()))
-                });
-                match found {
-                    Some(index) => index,
-                    None => {
-                        let remaining = replay.used.iter().filter(|u| !**u).count();
-                        return Err(if remaining == 0 {
-                            LlmError::ScriptExhausted {
-                                path: self.path.clone(),
-                                turns: self.turns.len(),
-                            }
-                        } else {
-                            LlmError::ScriptNoMatch {
-                                path: self.path.clone(),
-                                remaining,
-                            }
-                        });
-                    }
-                }
-            }
+            // The next turn; a mismatch is reported by the caller.
+            ScriptOrder::Sequential => unused.next(),
+            ScriptOrder::ByExpect => unused.find(|&i| {
+                self.turns[i]
+                    .expect
+                    .iter()
+                    .all(|e| haystack.contains(e.as_str()))
+            }),
         };
-        replay.used[index] = true;
+        let Some(index) = index else {
+            return Err(LlmError::Script {
+                path: self.path.clone(),
+                message: "no unused turn's `expect` matches this request (order: by_expect)".into(),
+            });
+        };
+        taken[index] = true;
         Ok(index)
     }
 }
@@ -302,7 +288,7 @@ impl Provider for ScriptedProvider {
             return Err(LlmError::Cancelled);
         }
         let haystack = haystack(request);
-        let index = self.take_turn(&haystack)?;
+        let index = self.take(&haystack)?;
         let turn = &self.turns[index];
         if let Some(delay) = turn.delay_ms {
             tokio::select! {

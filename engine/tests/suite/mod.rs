@@ -13,6 +13,7 @@ mod gates;
 mod lang;
 mod llm;
 mod mcp;
+mod research;
 mod store;
 mod tools_checks;
 mod tools_common;

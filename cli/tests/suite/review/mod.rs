@@ -1,6 +1,6 @@
 //! `protoflow run recipes/code-review.yaml` end to end through the real binary: a
 //! fixture git repository with a seeded bug, the scripted provider playing the
-//! finders and verifiers (`order: expect`, so parallel steps need no fixed order),
+//! finders and verifiers (`order: by_expect`, so parallel steps need no fixed order),
 //! the published formats, the gates and exit codes, coverage gaps, and the other
 //! diff sources (a patch file, a GitHub pull request from a local HTTP server).
 
@@ -129,7 +129,7 @@ pub fn verifier(claim: &str, verdict: &str, note: &str) -> Value {
 
 /// A script whose turns are matched by `expect`.
 pub fn script(turns: Vec<Value>) -> String {
-    json!({"order": "expect", "turns": turns}).to_string()
+    json!({"order": "by_expect", "turns": turns}).to_string()
 }
 
 /// The shipped recipe file.

@@ -5,6 +5,7 @@
 //! reports every problem it can. This module resolves roles and child recipes but
 //! never runs anything.
 
+mod checks;
 mod gates;
 mod graph;
 mod inputs;
@@ -37,6 +38,7 @@ pub(crate) fn check_recipe(
         base_dir,
     };
     inputs::check_inputs(&mut ctx);
+    checks::check_declared_checks(&mut ctx);
     let limits = limits::resolve(
         &mut ctx,
         document.limits.as_ref(),
@@ -67,6 +69,7 @@ pub(crate) fn check_recipe(
         inputs: document.inputs.clone(),
         limits,
         capabilities: document.capabilities.clone(),
+        checks: document.checks.clone(),
         roles,
         steps,
         outputs: document.outputs.clone(),

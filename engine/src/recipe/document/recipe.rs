@@ -5,6 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{GateDocument, InputDocument, LimitsDocument, RoleRefDocument, StepDocument};
+use crate::checks::CheckConfig;
 use crate::policy::{Capability, Decision};
 
 /// The language version a document is written in.
@@ -53,6 +54,11 @@ pub struct RecipeDocument {
     /// step, `ask` forces an approval.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub capabilities: IndexMap<Capability, Decision>,
+    /// The checks `run_check` may run, declared by the recipe itself. When given,
+    /// they take precedence over `.protoflow/project.json` and discovery; when
+    /// absent, checks come from the project config, else from discovery at run time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<CheckConfig>,
     /// The roles steps may use, by the key steps refer to them with.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub roles: IndexMap<String, RoleRefDocument>,

@@ -107,36 +107,35 @@ async fn scripted_file_is_selected_only_by_an_explicit_provider_spec() {
 }
 
 #[tokio::test]
-async fn with_order_expect_each_call_takes_the_first_unused_matching_turn() {
-    let script = r#"{"order": "expect", "turns": [
-      {"expect": ["angle B"], "text": "answer B"},
-      {"expect": ["angle A"], "text": "answer A"}
-    ]}"#;
-    let provider = ScriptedProvider::from_json_str("s.json", script).unwrap();
-    let a = provider
-        .complete(&request("review from angle A"), CancellationToken::new())
-        .await
-        .unwrap();
-    assert_eq!(a.text, "answer A");
-    let err = provider
-        .complete(&request("review from angle A"), CancellationToken::new())
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(err, LlmError::ScriptNoMatch { remaining: 1, .. }),
-        "{err}"
-    );
-    let b = provider
-        .complete(&request("review from angle B"), CancellationToken::new())
-        .await
-        .unwrap();
-    assert_eq!(b.text, "answer B");
-    assert_eq!(provider.used(), 2);
-    let err = provider
-        .complete(&request("angle B"), CancellationToken::new())
-        .await
-        .unwrap_err();
-    assert!(matches!(err, LlmError::ScriptExhausted { .. }), "{err}");
+async fn by_expect_order_serves_interleaved_callers_the_turn_their_request_matches() {
+    let provider = ScriptedProvider::from_json_str(
+        "script.json",
+        r#"{"order": "by_expect", "turns": [
+          {"expect": ["task A"], "text": "A1"},
+          {"expect": ["task A"], "text": "A2"},
+          {"expect": ["task B"], "text": "B1"}
+        ]}"#,
+    )
+    .unwrap();
+    let ask = |text: &'static str| {
+        let provider = &provider;
+        async move {
+            provider
+                .complete(&request(text), CancellationToken::new())
+                .await
+        }
+    };
+    // B comes first although its turn is last in the file; A's turns stay in order.
+    assert_eq!(ask("do task B").await.unwrap().text, "B1");
+    assert_eq!(ask("do task A").await.unwrap().text, "A1");
+    let error = ask("do task C").await.unwrap_err();
+    assert!(error.to_string().contains("no unused turn"), "{error:?}");
+    assert_eq!(ask("do task A").await.unwrap().text, "A2");
+    assert_eq!(provider.used(), 3);
+    assert!(matches!(
+        ask("do task A").await.unwrap_err(),
+        LlmError::ScriptExhausted { turns: 3, .. }
+    ));
 }
 
 #[tokio::test]
