@@ -343,7 +343,7 @@ async fn get(
     })? {
         if body.len() + chunk.len() > cap {
             return Err(rejected(format!(
-                "GitHub's answer is larger than {cap} bytes; review a smaller change"
+                "GitHub's answer is larger than {cap} bytes; use a smaller change"
             )));
         }
         body.extend_from_slice(&chunk);

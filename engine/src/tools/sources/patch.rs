@@ -3,7 +3,7 @@
 //! The path is confined to the project root (no `..`, no absolute path outside it,
 //! no symlink on any component); the file must be UTF-8 text of at most
 //! [`MAX_PATCH_BYTES`] and look like a unified diff. Unlike `read_file` it is never
-//! cut to a span: a review grounded in half a diff would be wrong, so a larger
+//! cut to a span: findings grounded in half a diff would be wrong, so a larger
 //! file is refused with the reason.
 
 use async_trait::async_trait;
@@ -130,7 +130,7 @@ impl Tool for ReadDiff {
             .ok_or_else(|| rejected(format!("`{display}` does not exist")))?;
         if file.bytes.len() > MAX_PATCH_BYTES {
             return Err(rejected(format!(
-                "`{display}` is {} bytes; a diff may be at most {MAX_PATCH_BYTES} bytes (review a smaller change)",
+                "`{display}` is {} bytes; a diff may be at most {MAX_PATCH_BYTES} bytes (use a smaller change)",
                 file.bytes.len()
             )));
         }
