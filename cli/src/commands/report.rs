@@ -9,7 +9,7 @@ use clap::Args;
 use crate::{out, outln};
 use protoflow_engine::graph::RunReport;
 
-use super::run::{open_store, project_root, summary};
+use super::run::{open_existing_store, project_root, summary};
 use crate::exit;
 
 /// Print a run's report.
@@ -38,8 +38,16 @@ pub fn run(args: &ReportArgs) -> u8 {
             return exit::INVALID;
         }
     };
-    let store = match open_store(&root) {
-        Ok(store) => store,
+    let store = match open_existing_store(&root) {
+        Ok(Some(store)) => store,
+        Ok(None) => {
+            eprintln!(
+                "error: no run `{}` in this project's store (there are no runs in {})",
+                args.run_id,
+                root.display()
+            );
+            return exit::INVALID;
+        }
         Err(code) => return code,
     };
     let record = match store.run(&args.run_id) {
@@ -85,7 +93,7 @@ pub fn run(args: &ReportArgs) -> u8 {
     } else if args.markdown {
         out!("{}", report.to_markdown());
     } else {
-        out!("{}", summary(&report));
+        out!("{}", crate::output::printable(&summary(&report)));
     }
     exit::SUCCESS
 }

@@ -13,7 +13,7 @@ use protoflow_engine::llm;
 
 use super::run::{
     ModelArgs, OutputArgs, cancel_on_signals, executor_with_provider, finish, listeners,
-    open_store, project_root, runtime,
+    open_existing_store, project_root, runtime,
 };
 use crate::approval::ApprovalArgs;
 use crate::exit;
@@ -49,8 +49,16 @@ pub fn run(args: &ResumeArgs) -> u8 {
             return exit::INVALID;
         }
     };
-    let store = match open_store(&root) {
-        Ok(store) => store,
+    let store = match open_existing_store(&root) {
+        Ok(Some(store)) => store,
+        Ok(None) => {
+            eprintln!(
+                "error: no run `{}` in this project's store (there are no runs in {})",
+                args.run_id,
+                root.display()
+            );
+            return exit::INVALID;
+        }
         Err(code) => return code,
     };
     let (listeners, view) = match listeners(&args.output) {

@@ -10,7 +10,7 @@ use protoflow_engine::events::RunStatus;
 use protoflow_engine::graph::format_ms;
 use serde_json::json;
 
-use super::run::{open_store, project_root};
+use super::run::{open_existing_store, project_root};
 use crate::exit;
 
 /// List past runs.
@@ -57,16 +57,17 @@ pub fn run(args: &RunsArgs) -> u8 {
             return exit::INVALID;
         }
     };
-    let store = match open_store(&root) {
-        Ok(store) => store,
+    let runs = match open_existing_store(&root) {
+        Ok(Some(store)) => match store.runs(args.limit) {
+            Ok(runs) => runs,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return exit::INTERNAL;
+            }
+        },
+        // No store: no runs, and nothing is created.
+        Ok(None) => Vec::new(),
         Err(code) => return code,
-    };
-    let runs = match store.runs(args.limit) {
-        Ok(runs) => runs,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::INTERNAL;
-        }
     };
     if args.json {
         let rows: Vec<_> = runs

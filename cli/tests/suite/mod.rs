@@ -1,3 +1,4 @@
+mod adversarial;
 mod agent;
 mod harness;
 mod lang;

@@ -81,6 +81,14 @@ pub mod bounds {
     };
 }
 
+/// Instructions one template or expression may execute when rendered at run time
+/// (minijinja's fuel): a runaway loop in a recipe's template fails its step instead
+/// of blocking the run past every timeout.
+pub const TEMPLATE_FUEL: u64 = 20_000_000;
+
+/// Bytes one template may render to at run time (16 MiB).
+pub const TEMPLATE_OUTPUT_BYTES: usize = 16 * 1024 * 1024;
+
 /// A run's (or a step's) limits, with every field resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Limits {
