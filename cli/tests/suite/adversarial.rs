@@ -203,3 +203,107 @@ fn read_only_commands_on_a_project_without_a_store_create_nothing() {
     let (_, stdout, _) = run_with_deadline(dir, &["runs", "--json"], deadline);
     assert_eq!(stdout.trim(), "[]");
 }
+
+#[test]
+fn role_limits_and_output_corrections_have_ceilings() {
+    // In a recipe's role override and a step's typed output.
+    let ran = Test::new()
+        .file(
+            "r.yaml",
+            r#"apiVersion: protoflow/v1
+kind: Recipe
+name: greedy
+roles:
+  explorer:
+    limits: {turns_per_window: 100000, windows: 100000, read_chars: 999999999, corrections: 100000, output_tokens: 999999999}
+steps:
+  - id: ask
+    agent: explorer
+    prompt: look around
+    output: {schema: {type: object}, corrections: 1000000}
+"#,
+        )
+        .args(["validate", "r.yaml"])
+        .status(2)
+        .stderr_contains("recipe::limit-over-ceiling")
+        .stderr_contains("`turns_per_window` of 100000 is over the engine ceiling of 100")
+        .stderr_contains("`windows` of 100000")
+        .stderr_contains("`read_chars` of 999999999")
+        .stderr_contains("`output_tokens` of 999999999")
+        .stderr_contains("`corrections` of 1000000 is over the engine ceiling of 10")
+        .stderr_contains("(6 problems)")
+        .run();
+    assert!(ran.stderr.contains("r.yaml:6:32"), "{}", ran.stderr);
+    // In a role file of the project.
+    Test::new()
+        .file(
+            ".protoflow/roles/greedy.yaml",
+            r#"apiVersion: protoflow/v1
+kind: llm
+name: greedy
+prompt: hi
+limits:
+  windows: 21
+"#,
+        )
+        .args(["validate", ".protoflow/roles/greedy.yaml"])
+        .status(2)
+        .stderr_contains("role::limit-over-ceiling")
+        .stderr_contains("`windows` of 21 is over the engine ceiling of 20")
+        .stderr_contains("greedy.yaml:6:12")
+        .run();
+    // At the ceiling is fine.
+    Test::new()
+        .file(
+            "r.yaml",
+            r#"apiVersion: protoflow/v1
+kind: Recipe
+name: fine
+roles:
+  explorer: {limits: {windows: 20, corrections: 10}}
+steps:
+  - id: ask
+    agent: explorer
+    prompt: look around
+    output: {schema: {type: object}, corrections: 10}
+"#,
+        )
+        .args(["validate", "r.yaml"])
+        .status(0)
+        .run();
+}
+
+#[test]
+fn dot_labels_escape_backslashes_like_every_other_dot_string() {
+    let ran = Test::new()
+        .file(
+            "r.yaml",
+            r#"apiVersion: protoflow/v1
+kind: Recipe
+name: slashes
+inputs:
+  path: {type: string, default: 'a\b'}
+steps:
+  - id: a
+    tool: echo
+    when: 'inputs.path == "a\\N" or inputs.path.endswith("\\")'
+    with: {message: hi}
+"#,
+        )
+        .args(["graph", "r.yaml", "--format", "dot"])
+        .status(0)
+        .run();
+    // Graphviz reads `\N` in a label as "the node's name" and `\"` as a quote: a
+    // backslash from the recipe must reach the label doubled.
+    assert!(
+        ran.stdout
+            .contains(r#"when inputs.path == \"a\\\\N\" or inputs.path.endswith(\"\\\\\")"#),
+        "{}",
+        ran.stdout
+    );
+    assert!(
+        ran.stdout.contains(r#"[label="a\ntool: echo\nwhen "#),
+        "{}",
+        ran.stdout
+    );
+}

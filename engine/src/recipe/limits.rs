@@ -73,6 +73,42 @@ pub mod bounds {
         default: 2,
         ceiling: 20,
     };
+    /// Corrections of an invalid typed output (`output.corrections`).
+    pub const OUTPUT_CORRECTIONS: Bound = Bound {
+        name: "corrections",
+        default: 2,
+        ceiling: 10,
+    };
+    /// A role's model turns per inference window (`limits.turns_per_window`).
+    pub const TURNS_PER_WINDOW: Bound = Bound {
+        name: "turns_per_window",
+        default: 10,
+        ceiling: 100,
+    };
+    /// A role's inference windows per call (`limits.windows`).
+    pub const WINDOWS: Bound = Bound {
+        name: "windows",
+        default: 3,
+        ceiling: 20,
+    };
+    /// Characters one file read returns to a role (`limits.read_chars`).
+    pub const READ_CHARS: Bound = Bound {
+        name: "read_chars",
+        default: 8_192,
+        ceiling: 1_048_576,
+    };
+    /// Invalid tool calls a role gets corrected (`limits.corrections`).
+    pub const ROLE_CORRECTIONS: Bound = Bound {
+        name: "corrections",
+        default: 2,
+        ceiling: 10,
+    };
+    /// Output tokens reserved per model turn (`limits.output_tokens`).
+    pub const OUTPUT_TOKENS: Bound = Bound {
+        name: "output_tokens",
+        default: 1_024,
+        ceiling: 200_000,
+    };
     /// Step timeout, in seconds.
     pub const STEP_TIMEOUT_SECS: Bound = Bound {
         name: "timeout",
