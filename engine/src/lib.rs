@@ -16,4 +16,5 @@ pub mod policy;
 pub mod recipe;
 pub mod role;
 pub mod store;
+pub mod task;
 pub mod tools;

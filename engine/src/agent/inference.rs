@@ -11,6 +11,8 @@
 //! corrections (`output.corrections`) and unparseable replies
 //! (`settings.max_unparseable`) each have their own allowance; exhausting one ends
 //! the inference `failed` with the reason. Earlier edits are never undone here.
+//! When the run has an active task, its record is pinned to every request's
+//! system prompt (re-rendered each turn, so it survives eviction).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -168,6 +170,13 @@ async fn run_turns(
             if session.ctx.cancel.is_cancelled() {
                 return Err(AgentError::Canceled);
             }
+            // Pinned context (the run's task record) is re-rendered for every
+            // request: it survives eviction because it is never a message.
+            let system = match session.ctx.task.as_ref().and_then(|t| t.pinned()) {
+                Some(pinned) if system.is_empty() => pinned,
+                Some(pinned) => format!("{system}\n\n{pinned}"),
+                None => system.clone(),
+            };
             let mut request = ChatRequest {
                 model: job.role.model.clone(),
                 system: (!system.is_empty()).then(|| system.clone()),

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::{BudgetUse, Exhaustion};
 use crate::events::{RunStatus, StepStatus};
+use crate::evidence::completion::Completion;
 use crate::recipe::Limits;
 
 /// A finished run (or the current state of one).
@@ -44,6 +45,10 @@ pub struct RunReport {
     pub budget: BudgetReport,
     /// Bounded loops and how often each was taken.
     pub loops: Vec<LoopReport>,
+    /// The completion guard's last verdict, when the run computed one (a recipe
+    /// step running the `completion` tool).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion: Option<Completion>,
 }
 
 /// One step (or fan-out instance) in a report.

@@ -4,6 +4,8 @@
 //! validation -> rejected; prepare -> rejected; approval (when the authority says
 //! `ask`) -> denied; execute -> executed / timed_out / canceled / failed. Every path
 //! returns a receipt with timing, redacted arguments and the tool's facts.
+//! The run's task state (when the context has one) is an authority layer too: the
+//! request contract and the plan's write scope, checked after the schema.
 //! It never prompts: approvals come from the given [`Approver`].
 
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -91,7 +93,9 @@ impl Recorder<'_> {
         )
     }
 
-    fn denied(&self, reason: String) -> Invocation {
+    /// A refusal; `by` names the layer (`policy`, `contract`, `task`, `approver`)
+    /// and is kept on the receipt (`detail.denied_by`).
+    fn denied(&self, by: &str, reason: String) -> Invocation {
         let error = ToolError::Rejected {
             tool: self.name.to_string(),
             reason: format!("denied: {reason}"),
@@ -99,7 +103,10 @@ impl Recorder<'_> {
         self.finish(
             ReceiptStatus::Denied,
             Some(reason),
-            ReceiptFacts::default(),
+            ReceiptFacts {
+                detail: serde_json::json!({ "denied_by": by }),
+                ..ReceiptFacts::default()
+            },
             Err(error),
         )
     }
@@ -142,7 +149,7 @@ pub async fn invoke(
     };
     let verdict = authority.decide(name);
     if let Verdict::Deny(reason) = &verdict {
-        return recorder.denied(reason.clone());
+        return recorder.denied("policy", reason.clone());
     }
     let Some(tool) = registry.get(name) else {
         return recorder.error(ToolError::Unavailable(spec.name.to_string()));
@@ -152,6 +159,11 @@ pub async fn invoke(
             tool: name.to_string(),
             reason: problems.join("; "),
         });
+    }
+    if let Some(task) = &ctx.task
+        && let Err(refusal) = task.permits(name, &args, ctx.phase)
+    {
+        return recorder.denied(refusal.by, refusal.reason);
     }
     if ctx.cancel.is_cancelled() {
         return recorder.error(ToolError::Canceled(name.to_string()));
@@ -176,7 +188,7 @@ pub async fn invoke(
             }),
         };
         if let Approval::Denied { reason } = approver.approve(&request).await {
-            return recorder.denied(reason);
+            return recorder.denied("approver", reason);
         }
     }
     match tool.execute(ctx, prepared).await {

@@ -169,6 +169,7 @@ pub(crate) fn finish_run(ctx: &RunCtx, plan: &Plan, outcome: GraphOutcome) -> Ru
                 exhausted: l.exhausted,
             })
             .collect(),
+        completion: ctx.task.last_completion(),
     };
     ctx.recorder.emit(EventKind::RunFinished {
         status,

@@ -138,7 +138,7 @@ pub(crate) async fn resume(
         recorder.emit(notice);
     }
     let plan = Arc::new(plan);
-    let ctx = RunCtx::new(config, recorder, &plan, options.cancel);
+    let ctx = RunCtx::new(config, recorder, &plan, options.cancel, &record.inputs);
     let mut graph = Graph::new(
         Arc::clone(&plan),
         String::new(),

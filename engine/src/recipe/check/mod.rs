@@ -11,6 +11,7 @@ mod limits;
 mod refs;
 mod roles;
 mod steps;
+mod task;
 
 use std::path::PathBuf;
 
@@ -46,6 +47,7 @@ pub(crate) fn check_recipe(
     let graph = graph::analyze(&mut ctx);
     let steps = steps::check_steps(&mut ctx, &graph, &roles, &limits, loader);
     refs::check_outputs(&mut ctx, &graph);
+    task::check_task(&mut ctx, &graph);
     let mut diags = std::mem::take(&mut ctx.diags);
     // Report in reading order: by file, then position.
     diags.0.sort_by(|a, b| {

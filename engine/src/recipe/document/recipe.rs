@@ -4,7 +4,7 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{InputDocument, LimitsDocument, RoleRefDocument, StepDocument};
+use super::{InputDocument, LimitsDocument, RoleRefDocument, StepDocument, TaskDocument};
 use crate::policy::{Capability, Decision};
 
 /// The language version a document is written in.
@@ -53,6 +53,11 @@ pub struct RecipeDocument {
     /// step, `ask` forces an approval.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub capabilities: IndexMap<Capability, Decision>,
+    /// The request the run works on: its objective, how it is classified (the
+    /// request contract, which sets an authority ceiling) and whether the user
+    /// verifies it. Absent: the run keeps no task record rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskDocument>,
     /// The roles steps may use, by the key steps refer to them with.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub roles: IndexMap<String, RoleRefDocument>,

@@ -134,6 +134,8 @@ impl Tool for RunCheck {
                     tool: NAME.to_string(),
                     reason: "the prepared call was not prepared by this tool".to_string(),
                 })?;
+        // The revisions the check runs on: a later change to one makes a pass stale.
+        let snapshot = ctx.task.as_ref().map(|task| task.begin_check(&check));
         let result = run_process(&spec, &ctx.cancel)
             .await
             .map_err(|e| ToolError::Io {
@@ -170,6 +172,9 @@ impl Tool for RunCheck {
             detail.insert("phase".into(), json!(phase));
             detail.insert("status".into(), json!(status));
             detail.insert("tests_executed".into(), json!(tests_executed));
+            if let Some(id) = snapshot {
+                detail.insert("snapshot_id".into(), json!(id));
+            }
         }
         let value = json!({
             "check_id": check.id,
