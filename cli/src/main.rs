@@ -4,7 +4,9 @@
 //! (see `exit.rs`). Each subcommand lives in `commands/<name>.rs`.
 
 mod approval;
+mod asker;
 mod commands;
+mod completion_view;
 mod diagnostics;
 mod exit;
 mod output;

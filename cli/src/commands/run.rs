@@ -24,9 +24,11 @@ use protoflow_engine::store::Store;
 use protoflow_engine::tools::fs::CheckpointStore;
 use protoflow_engine::tools::process::base_process_env;
 use protoflow_engine::tools::project_registry;
+use protoflow_engine::tools::task::AskUser;
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::ApprovalArgs;
+use crate::asker::TerminalAsker;
 use crate::exit;
 use crate::plan_source::{LoadFailure, load_plan};
 use crate::progress::LiveView;
@@ -191,8 +193,14 @@ pub fn executor_with_provider(
         eprintln!("error: {e}");
         exit::INTERNAL
     })?;
-    let registry = Arc::new(project_registry(&root, Arc::new(discovery)));
+    let discovery = Arc::new(discovery);
+    let mut registry = project_registry(&root, Arc::clone(&discovery));
+    if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        registry.register(Arc::new(AskUser::new(Arc::new(TerminalAsker::default()))));
+    }
+    let registry = Arc::new(registry);
     let mut config = ExecutorConfig::new(store, root);
+    config.checks = Some(discovery);
     config.agents = provider.map(|provider| {
         Arc::new(ModelAgentRunner::new(provider, Some(Arc::clone(&registry))))
             as Arc<dyn AgentRunner>
@@ -296,6 +304,9 @@ pub fn summary(report: &RunReport) -> String {
     }
     for problem in &report.problems {
         text.push_str(&format!("  - {problem}\n"));
+    }
+    if let Some(completion) = &report.completion {
+        text.push_str(&crate::completion_view::render(completion));
     }
     text.push_str(&format!(
         "  report: protoflow report {} --markdown\n",

@@ -1,4 +1,5 @@
 mod agent;
+mod coding;
 mod harness;
 mod lang;
 mod run;

@@ -41,6 +41,13 @@ pub(crate) fn exhausted(_session: &Session, job: &Job, exhaustion: &Exhaustion) 
 /// The delegates of a controller, resolved against the recipe's roles, each with
 /// its worker authority. Disabled or unknown roles are not offered.
 pub(crate) fn resolve(session: &Session, delegates: &[Delegate]) -> Vec<OfferedDelegate> {
+    // A ceiling that denies delegation (a recipe's, or a request contract's)
+    // offers no delegate at all.
+    if session.ceiling.get(&crate::policy::Capability::RoleDelegate)
+        == Some(&crate::policy::Decision::Deny)
+    {
+        return Vec::new();
+    }
     delegates
         .iter()
         .filter_map(|d| {

@@ -1,0 +1,1 @@
+//! The request contract: questions and verification requests never get writes.

@@ -1,0 +1,1 @@
+//! Verification evidence: deferred verification, denied approvals.
