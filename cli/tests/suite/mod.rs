@@ -1,5 +1,6 @@
 mod agent;
 mod coding;
+mod eval;
 mod harness;
 mod lang;
 mod run;

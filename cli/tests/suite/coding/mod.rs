@@ -5,5 +5,5 @@
 
 mod changes;
 mod contract;
-mod fixtures;
+pub mod fixtures;
 mod verification;
