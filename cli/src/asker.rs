@@ -33,7 +33,11 @@ fn ask_blocking(question: &Question) -> Option<String> {
         return None;
     }
     let mut stderr = std::io::stderr();
-    let _ = writeln!(stderr, "\n── question from the run ──\n{}", question.question);
+    let _ = writeln!(
+        stderr,
+        "\n── question from the run ──\n{}",
+        question.question
+    );
     for (i, option) in question.options.iter().enumerate() {
         let _ = writeln!(stderr, "  {}. {option}", i + 1);
     }

@@ -21,7 +21,11 @@ pub fn render(completion: &Completion) -> String {
         text.push_str(&format!(
             "  changed {}{}\n",
             file.path,
-            if file.applied { "" } else { " (changed since the run wrote it)" }
+            if file.applied {
+                ""
+            } else {
+                " (changed since the run wrote it)"
+            }
         ));
         for line in file.diff.lines().take(60) {
             text.push_str(&format!("    {line}\n"));

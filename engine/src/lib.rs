@@ -7,8 +7,8 @@
 pub mod agent;
 pub mod builtins;
 pub mod checks;
-pub mod events;
 pub mod eval;
+pub mod events;
 pub mod evidence;
 pub mod findings;
 pub mod graph;

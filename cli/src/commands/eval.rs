@@ -35,7 +35,10 @@ pub struct EvalArgs {
     pub keep: bool,
 }
 
-fn run_case(case: &LoadedCase, copy: &Path) -> Result<(Option<serde_json::Value>, Option<i32>), String> {
+fn run_case(
+    case: &LoadedCase,
+    copy: &Path,
+) -> Result<(Option<serde_json::Value>, Option<i32>), String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?;
     let mut cmd = Command::new(exe);
     cmd.arg("run")
@@ -64,7 +67,14 @@ fn run_case(case: &LoadedCase, copy: &Path) -> Result<(Option<serde_json::Value>
     let report = serde_json::from_slice(&out.stdout).ok();
     if report.is_none() {
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let tail: String = stderr.chars().rev().take(600).collect::<Vec<_>>().into_iter().rev().collect();
+        let tail: String = stderr
+            .chars()
+            .rev()
+            .take(600)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
         return Err(format!("the run printed no report (exit {code:?}): {tail}"));
     }
     Ok((report, code))
@@ -122,7 +132,11 @@ fn render(report: &EvalReport) {
         outln!(
             "{:<32} {verdict}{}{}",
             case.name,
-            if case.claimed { " (run claimed completion)" } else { "" },
+            if case.claimed {
+                " (run claimed completion)"
+            } else {
+                ""
+            },
             case.error
                 .as_ref()
                 .map(|e| format!(": {e}"))
@@ -131,7 +145,10 @@ fn render(report: &EvalReport) {
     }
     outln!(
         "solved {} of {}; false completions {}; errors {}",
-        report.solved, report.total, report.false_completions, report.errors
+        report.solved,
+        report.total,
+        report.false_completions,
+        report.errors
     );
 }
 
@@ -139,7 +156,10 @@ fn render(report: &EvalReport) {
 pub fn run(args: &EvalArgs) -> u8 {
     let cases = match load_cases(&args.cases) {
         Ok(cases) if cases.is_empty() => {
-            eprintln!("error: no cases (directories with case.json) under `{}`", args.cases.display());
+            eprintln!(
+                "error: no cases (directories with case.json) under `{}`",
+                args.cases.display()
+            );
             return exit::INVALID;
         }
         Ok(cases) => cases,
@@ -170,7 +190,10 @@ pub fn run(args: &EvalArgs) -> u8 {
         }
     };
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&report).unwrap_or_default()
+        );
     } else {
         render(&report);
     }

@@ -21,7 +21,10 @@ fn the_shipped_cases_are_solved_or_honestly_unsolved_with_no_false_completion() 
         .iter()
         .find(|c| c["name"] == "claim-without-edit")
         .unwrap();
-    assert_eq!(claim["claimed"], false, "the run did not claim an unearned fix");
+    assert_eq!(
+        claim["claimed"], false,
+        "the run did not claim an unearned fix"
+    );
     assert_eq!(claim["completion"]["status"], "incomplete");
     assert_eq!(claim["oracle_after"]["passed"], false);
 }
@@ -49,17 +52,26 @@ fn a_run_that_claims_completion_while_the_oracle_fails_is_counted_as_a_false_com
     });
     let ran = no_providers(Test::new())
         .file("cases/wrong-fix/case.json", case.to_string())
-        .file("cases/wrong-fix/script.json", json!({"turns": turns}).to_string())
+        .file(
+            "cases/wrong-fix/script.json",
+            json!({"turns": turns}).to_string(),
+        )
         .file("cases/wrong-fix/project/calc.py", BUGGY_CALC)
         .file("cases/wrong-fix/project/tests/test_calc.py", CALC_TESTS)
-        .file("cases/bad-oracle/case.json", json!({"task": "x", "provider": "scripted:none.json", "oracle": ["true"]}).to_string())
+        .file(
+            "cases/bad-oracle/case.json",
+            json!({"task": "x", "provider": "scripted:none.json", "oracle": ["true"]}).to_string(),
+        )
         .file("cases/bad-oracle/project/a.txt", "a")
         .args(["eval", "cases", "--json"])
         .status(1)
         .run();
     let report: Value = serde_json::from_str(&ran.stdout).unwrap();
     assert_eq!(report["false_completions"], 1, "{report:#}");
-    assert_eq!(report["errors"], 1, "an oracle that passes before proves nothing");
+    assert_eq!(
+        report["errors"], 1,
+        "an oracle that passes before proves nothing"
+    );
     let wrong = &report["cases"][1];
     assert_eq!(wrong["name"], "wrong-fix");
     assert_eq!(wrong["claimed"], true);

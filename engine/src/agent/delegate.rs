@@ -43,7 +43,9 @@ pub(crate) fn exhausted(_session: &Session, job: &Job, exhaustion: &Exhaustion) 
 pub(crate) fn resolve(session: &Session, delegates: &[Delegate]) -> Vec<OfferedDelegate> {
     // A ceiling that denies delegation (a recipe's, or a request contract's)
     // offers no delegate at all.
-    if session.ceiling.get(&crate::policy::Capability::RoleDelegate)
+    if session
+        .ceiling
+        .get(&crate::policy::Capability::RoleDelegate)
         == Some(&crate::policy::Decision::Deny)
     {
         return Vec::new();

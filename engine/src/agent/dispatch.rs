@@ -157,7 +157,11 @@ pub(crate) async fn dispatch(
     };
     let Some(target) = offer.target(name, &state.artifacts) else {
         let allowed = offer.names(&state.artifacts).join(", ");
-        let contract = session.ctx.task.as_ref().and_then(|t| t.contract_denial(name));
+        let contract = session
+            .ctx
+            .task
+            .as_ref()
+            .and_then(|t| t.contract_denial(name));
         let (status, reason) = match (lookup(name), &contract) {
             (Some(_), Some(why)) => (
                 ReceiptStatus::Denied,
@@ -174,7 +178,11 @@ pub(crate) async fn dispatch(
         };
         let mut receipt = refusal_receipt(&session.ctx, name, &raw_args(), status, &reason);
         if status == ReceiptStatus::Denied {
-            let by = if contract.is_some() { "contract" } else { "policy" };
+            let by = if contract.is_some() {
+                "contract"
+            } else {
+                "policy"
+            };
             receipt.facts.detail = serde_json::json!({ "denied_by": by });
         }
         observe_refusal(session, job, &receipt);

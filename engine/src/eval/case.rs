@@ -99,7 +99,9 @@ pub fn load_cases(dir: &Path) -> Result<Vec<LoadedCase>, EvalError> {
             case: case_dir.clone(),
             reason,
         };
-        let len = std::fs::metadata(&file).map_err(|e| bad(e.to_string()))?.len();
+        let len = std::fs::metadata(&file)
+            .map_err(|e| bad(e.to_string()))?
+            .len();
         if len > CASE_FILE_LIMIT {
             return Err(bad(format!("{CASE_FILE} is over {CASE_FILE_LIMIT} bytes")));
         }

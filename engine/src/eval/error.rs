@@ -10,7 +10,10 @@ use thiserror::Error;
 pub enum EvalError {
     /// The directory cannot be read.
     #[error("cannot read the cases directory `{}`: {source}", dir.display())]
-    #[diagnostic(code(protoflow::eval::dir), help("give a directory holding one directory per case"))]
+    #[diagnostic(
+        code(protoflow::eval::dir),
+        help("give a directory holding one directory per case")
+    )]
     Dir {
         /// The directory.
         dir: PathBuf,

@@ -135,14 +135,36 @@ mod tests {
     #[test]
     fn a_claim_the_oracle_refutes_is_a_false_completion() {
         let satisfied = json!({"status": "succeeded", "completion": {"status": "satisfied", "verified": false}});
-        let r = CaseResult::judge("a".into(), oracle(false), Some(&satisfied), Some(0), oracle(false));
+        let r = CaseResult::judge(
+            "a".into(),
+            oracle(false),
+            Some(&satisfied),
+            Some(0),
+            oracle(false),
+        );
         assert!(r.claimed && r.false_completion && !r.solved);
-        let honest = json!({"status": "failed", "completion": {"status": "incomplete", "verified": false}});
-        let r = CaseResult::judge("b".into(), oracle(false), Some(&honest), Some(1), oracle(false));
+        let honest =
+            json!({"status": "failed", "completion": {"status": "incomplete", "verified": false}});
+        let r = CaseResult::judge(
+            "b".into(),
+            oracle(false),
+            Some(&honest),
+            Some(1),
+            oracle(false),
+        );
         assert!(!r.claimed && !r.false_completion && !r.solved);
-        let r = CaseResult::judge("c".into(), oracle(false), Some(&satisfied), Some(0), oracle(true));
+        let r = CaseResult::judge(
+            "c".into(),
+            oracle(false),
+            Some(&satisfied),
+            Some(0),
+            oracle(true),
+        );
         assert!(r.solved && !r.false_completion);
         let report = EvalReport::of(vec![r]);
-        assert_eq!((report.total, report.solved, report.false_completions), (1, 1, 0));
+        assert_eq!(
+            (report.total, report.solved, report.false_completions),
+            (1, 1, 0)
+        );
     }
 }

@@ -112,7 +112,10 @@ mod tests {
     #[test]
     fn rules_are_tried_in_order_and_unless_vetoes_a_match() {
         let c = contract();
-        assert_eq!(classify(&c, "Where is add defined?").unwrap().class, "question");
+        assert_eq!(
+            classify(&c, "Where is add defined?").unwrap().class,
+            "question"
+        );
         assert_eq!(classify(&c, "RUN the tests").unwrap().class, "verification");
         let fix = classify(&c, "Fix the parser and run the relevant tests").unwrap();
         assert_eq!(fix.class, "change");

@@ -7,10 +7,14 @@ use thiserror::Error;
 #[derive(Debug, Error, Diagnostic, PartialEq, Eq)]
 pub enum TaskError {
     /// The plan is frozen.
-    #[error("the plan is frozen since {why}; it can no longer change (checks cannot be dropped after evidence was observed)")]
+    #[error(
+        "the plan is frozen since {why}; it can no longer change (checks cannot be dropped after evidence was observed)"
+    )]
     #[diagnostic(
         code(protoflow::task::frozen),
-        help("work within the frozen plan: its write paths, criteria and checks (see task_status)")
+        help(
+            "work within the frozen plan: its write paths, criteria and checks (see task_status)"
+        )
     )]
     Frozen {
         /// What froze it.
@@ -32,7 +36,9 @@ pub enum TaskError {
     #[error("the plan writes code ({}) but selects no check; the available checks are: {}", paths.join(", "), available.join(", "))]
     #[diagnostic(
         code(protoflow::task::no_checks),
-        help("select at least one check id that proves the change; only a documentation-only plan may select none")
+        help(
+            "select at least one check id that proves the change; only a documentation-only plan may select none"
+        )
     )]
     NoChecks {
         /// The non-documentation write paths.
@@ -53,7 +59,9 @@ pub enum TaskError {
         reason: String,
     },
     /// A class that may not change files was given write paths.
-    #[error("the request was classified as `{class}`, which may not change files: plan without write paths")]
+    #[error(
+        "the request was classified as `{class}`, which may not change files: plan without write paths"
+    )]
     #[diagnostic(
         code(protoflow::task::read_only),
         help("select checks (for a verification) or answer from what you read (for a question)")

@@ -32,7 +32,12 @@ fn text_of(value: Option<&Value>, key: &str) -> String {
 fn strings(value: Option<&Value>) -> Vec<String> {
     value
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -115,9 +120,7 @@ impl TaskHandle {
                     receipt.reason.clone().unwrap_or_default()
                 ));
             }
-            ReceiptStatus::Canceled => state
-                .stops
-                .push(format!("`{}` was canceled", receipt.tool)),
+            ReceiptStatus::Canceled => state.stops.push(format!("`{}` was canceled", receipt.tool)),
             ReceiptStatus::Failed if effect == Some(Effect::Write) => state.stops.push(format!(
                 "`{}` failed while writing: its effect is uncertain",
                 receipt.tool

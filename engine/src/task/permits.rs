@@ -96,10 +96,11 @@ impl TaskHandle {
                 "editing is closed: {why}; changes after the final verification are not allowed (a repair opens only after a completed failing check)"
             )));
         }
-        if !state.originals.contains_key(&path) {
-            let before = read_confined(self.root(), &path);
-            state.originals.insert(path, before);
-        }
+        let root = self.root().to_path_buf();
+        state
+            .originals
+            .entry(path)
+            .or_insert_with_key(|p| read_confined(&root, p));
         Ok(())
     }
 }

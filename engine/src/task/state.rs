@@ -130,7 +130,11 @@ impl TaskState {
             });
         }
         let selected = request.check_ids.unwrap_or_else(|| self.selected.clone());
-        let code: Vec<String> = write_paths.iter().filter(|p| !is_docs(p)).cloned().collect();
+        let code: Vec<String> = write_paths
+            .iter()
+            .filter(|p| !is_docs(p))
+            .cloned()
+            .collect();
         if !code.is_empty() && selected.is_empty() && !available.is_empty() && !self.deferred {
             return Err(TaskError::NoChecks {
                 paths: code,
@@ -173,7 +177,9 @@ fn normalize_write_path(root: &Path, raw: &str) -> Result<String, TaskError> {
     }
     if is_glob(trimmed) {
         if trimmed.starts_with('/') || trimmed.split('/').any(|c| c == "..") {
-            return Err(bad("a glob must be project-relative and without `..`".into()));
+            return Err(bad(
+                "a glob must be project-relative and without `..`".into()
+            ));
         }
         return glob(trimmed)
             .map(|_| trimmed.to_string())

@@ -8,7 +8,12 @@ use super::fixtures::*;
 #[test]
 fn a_fix_that_passes_on_first_verify_is_applied_verified_and_satisfied() {
     let mut turns = plan_calc();
-    turns.extend(delegated_edit("calc.py", "return a - b", "return a + b", &rev(BUGGY_CALC)));
+    turns.extend(delegated_edit(
+        "calc.py",
+        "return a - b",
+        "return a + b",
+        &rev(BUGGY_CALC),
+    ));
     let (ran, report) = run_coding(
         python_project(BUGGY_CALC),
         "Fix add in calc.py so that the tests pass",
@@ -31,10 +36,18 @@ fn a_fix_that_passes_on_first_verify_is_applied_verified_and_satisfied() {
         .filter(|k| k["phase"] == "baseline")
         .collect();
     assert_eq!(baseline.len(), 1);
-    assert_eq!(baseline[0]["status"], "failed", "the baseline measured the bug");
+    assert_eq!(
+        baseline[0]["status"], "failed",
+        "the baseline measured the bug"
+    );
     assert_eq!(baseline[0]["counted"], false, "baseline never verifies");
     assert_eq!(c["files"][0]["path"], "calc.py");
-    assert!(c["files"][0]["diff"].as_str().unwrap().contains("+    return a + b"));
+    assert!(
+        c["files"][0]["diff"]
+            .as_str()
+            .unwrap()
+            .contains("+    return a + b")
+    );
     assert_eq!(c["repairs"]["used"], 0);
     assert_eq!(read(&ran, "calc.py"), FIXED_CALC);
     assert_eq!(report["status"], "succeeded");
@@ -43,8 +56,18 @@ fn a_fix_that_passes_on_first_verify_is_applied_verified_and_satisfied() {
 #[test]
 fn a_failing_fix_is_repaired_once_with_the_measured_failure_then_passes() {
     let mut turns = plan_calc();
-    turns.extend(delegated_edit("calc.py", "return a - b", "return a + b + 1", &rev(BUGGY_CALC)));
-    let mut repair = delegated_edit("calc.py", "return a + b + 1", "return a + b", &rev(WRONG_CALC));
+    turns.extend(delegated_edit(
+        "calc.py",
+        "return a - b",
+        "return a + b + 1",
+        &rev(BUGGY_CALC),
+    ));
+    let mut repair = delegated_edit(
+        "calc.py",
+        "return a + b + 1",
+        "return a + b",
+        &rev(WRONG_CALC),
+    );
     // The repair round is told about the measured failure (the task record pins it).
     repair[0] = expecting(repair[0].clone(), "Last failing final check");
     turns.extend(repair);
@@ -65,9 +88,17 @@ fn a_failing_fix_is_repaired_once_with_the_measured_failure_then_passes() {
         .unwrap()
         .iter()
         .filter(|k| k["phase"] == "verify")
-        .map(|k| (k["round"].as_u64().unwrap(), k["status"].as_str().unwrap().to_string()))
+        .map(|k| {
+            (
+                k["round"].as_u64().unwrap(),
+                k["status"].as_str().unwrap().to_string(),
+            )
+        })
         .collect();
-    assert_eq!(verify_runs, vec![(0, "failed".into()), (1, "passed".into())]);
+    assert_eq!(
+        verify_runs,
+        vec![(0, "failed".into()), (1, "passed".into())]
+    );
     assert_eq!(report["loops"][0]["taken"], 1);
     assert_eq!(read(&ran, "calc.py"), FIXED_CALC);
 }
@@ -76,9 +107,24 @@ fn a_failing_fix_is_repaired_once_with_the_measured_failure_then_passes() {
 fn exhausted_repairs_end_incomplete_with_the_edits_kept_and_the_checks_reported() {
     let plus = |n: u32| FIXED_CALC.replace("a + b", &format!("a + b + {n}"));
     let mut turns = plan_calc();
-    turns.extend(delegated_edit("calc.py", "return a - b", "return a + b + 1", &rev(BUGGY_CALC)));
-    turns.extend(delegated_edit("calc.py", "a + b + 1", "a + b + 2", &rev(&plus(1))));
-    turns.extend(delegated_edit("calc.py", "a + b + 2", "a + b + 3", &rev(&plus(2))));
+    turns.extend(delegated_edit(
+        "calc.py",
+        "return a - b",
+        "return a + b + 1",
+        &rev(BUGGY_CALC),
+    ));
+    turns.extend(delegated_edit(
+        "calc.py",
+        "a + b + 1",
+        "a + b + 2",
+        &rev(&plus(1)),
+    ));
+    turns.extend(delegated_edit(
+        "calc.py",
+        "a + b + 2",
+        "a + b + 3",
+        &rev(&plus(2)),
+    ));
     let (ran, report) = run_coding(
         python_project(BUGGY_CALC),
         "Fix add in calc.py",
@@ -94,7 +140,12 @@ fn exhausted_repairs_end_incomplete_with_the_edits_kept_and_the_checks_reported(
     assert_eq!(c["repairs"], json!({"used": 2, "max": 2}));
     let left = c["left"].to_string();
     assert!(left.contains("repairs are exhausted"), "{left}");
-    let verify = c["checks"].as_array().unwrap().iter().filter(|k| k["phase"] == "verify").count();
+    let verify = c["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|k| k["phase"] == "verify")
+        .count();
     assert_eq!(verify, 3, "every final verification is reported");
     assert_eq!(read(&ran, "calc.py"), plus(3));
     assert_eq!(report["status"], "failed");
@@ -107,10 +158,18 @@ fn a_source_change_after_a_passing_check_makes_the_evidence_stale() {
     let config = r#"{"checks": [{"id": "unit", "argv": ["python3", "check.py"], "kind": "unittest", "purpose": "test", "paths": ["**/*.py"], "env": {"PYTHONDONTWRITEBYTECODE": "1"}}]}"#;
     let check = "import subprocess, sys\nr = subprocess.run([sys.executable, '-m', 'unittest', 'discover', '-s', 'tests'])\nsrc = open('calc.py').read()\nif 'a + b' in src:\n    open('calc.py', 'a').write('# rewritten by the check\\n')\nsys.exit(r.returncode)\n";
     let mut turns = vec![
-        call("plan_task", json!({"paths": ["calc.py"], "criteria": ["add adds"], "check_ids": ["unit"]})),
+        call(
+            "plan_task",
+            json!({"paths": ["calc.py"], "criteria": ["add adds"], "check_ids": ["unit"]}),
+        ),
         say("planned"),
     ];
-    turns.extend(delegated_edit("calc.py", "return a - b", "return a + b", &rev(BUGGY_CALC)));
+    turns.extend(delegated_edit(
+        "calc.py",
+        "return a - b",
+        "return a + b",
+        &rev(BUGGY_CALC),
+    ));
     let (_ran, report) = run_coding(
         python_project(BUGGY_CALC)
             .file(".protoflow/project.json", config)
@@ -125,9 +184,17 @@ fn a_source_change_after_a_passing_check_makes_the_evidence_stale() {
     assert_eq!(c["verified"], false);
     assert_eq!(c["status"], "incomplete");
     assert_eq!(counted(c), vec!["unit:stale"]);
-    let final_check = c["checks"].as_array().unwrap().iter().find(|k| k["counted"] == true).unwrap();
+    let final_check = c["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["counted"] == true)
+        .unwrap();
     assert_eq!(final_check["changed_since"], json!(["calc.py"]));
-    assert_eq!(c["files"][0]["applied"], false, "calc.py changed after the run wrote it");
+    assert_eq!(
+        c["files"][0]["applied"], false,
+        "calc.py changed after the run wrote it"
+    );
 }
 
 #[test]
@@ -135,7 +202,10 @@ fn a_model_that_claims_success_without_any_edit_is_not_applied() {
     let mut turns = plan_calc();
     turns.extend(vec![
         call("coder", json!({"task": "Fix add in calc.py."})),
-        call("report_task", json!({"status": "done", "summary": "add is fixed and all tests pass"})),
+        call(
+            "report_task",
+            json!({"status": "done", "summary": "add is fixed and all tests pass"}),
+        ),
         say("Fixed add; all tests pass."),
         say("Done: add is fixed and verified."),
     ]);
@@ -150,8 +220,14 @@ fn a_model_that_claims_success_without_any_edit_is_not_applied() {
     assert_eq!(c["status"], "incomplete");
     assert_eq!(c["applied"], false);
     assert_eq!(c["files"], json!([]));
-    assert_eq!(c["reports"][0]["status"], "done", "the claim is kept as advice");
-    assert!(c["left"].to_string().contains("no file was changed"), "{c:#}");
+    assert_eq!(
+        c["reports"][0]["status"], "done",
+        "the claim is kept as advice"
+    );
+    assert!(
+        c["left"].to_string().contains("no file was changed"),
+        "{c:#}"
+    );
     assert_eq!(read(&ran, "calc.py"), FIXED_CALC);
 }
 
@@ -167,11 +243,20 @@ fn a_code_change_checked_by_an_empty_test_suite_is_not_verified() {
         .file("Cargo.toml", "[package]\nname = \"adder\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n")
         .file("src/lib.rs", lib);
     let mut turns = vec![
-        call("plan_task", json!({"paths": ["src/lib.rs"], "criteria": ["add adds"], "check_ids": ["cargo:test"]})),
+        call(
+            "plan_task",
+            json!({"paths": ["src/lib.rs"], "criteria": ["add adds"], "check_ids": ["cargo:test"]}),
+        ),
         say("planned"),
     ];
     turns.extend(delegated_edit("src/lib.rs", "a - b", "a + b", &rev(lib)));
-    let (_ran, report) = run_coding(project, "Fix add in src/lib.rs", turns, &["--approve", "writes"], 1);
+    let (_ran, report) = run_coding(
+        project,
+        "Fix add in src/lib.rs",
+        turns,
+        &["--approve", "writes"],
+        1,
+    );
     let c = completion(&report);
     assert_eq!(c["applied"], true);
     assert_eq!(c["verified"], false, "{c:#}");
@@ -184,11 +269,20 @@ fn a_code_change_checked_by_an_empty_test_suite_is_not_verified() {
 #[test]
 fn a_documentation_only_change_completes_applied_but_unverified() {
     let turns = vec![
-        call("plan_task", json!({"paths": ["README.md"], "criteria": ["the README says what add does"], "check_ids": []})),
+        call(
+            "plan_task",
+            json!({"paths": ["README.md"], "criteria": ["the README says what add does"], "check_ids": []}),
+        ),
         say("planned"),
         call("coder", json!({"task": "Document add in README.md."})),
-        call("replace_file", json!({"path": "README.md", "content": "# calc\n\n`add(a, b)` returns a + b.\n"})),
-        call("report_task", json!({"status": "done", "summary": "README documents add"})),
+        call(
+            "replace_file",
+            json!({"path": "README.md", "content": "# calc\n\n`add(a, b)` returns a + b.\n"}),
+        ),
+        call(
+            "report_task",
+            json!({"status": "done", "summary": "README documents add"}),
+        ),
         say("Documented."),
         say("README updated."),
     ];
@@ -204,6 +298,9 @@ fn a_documentation_only_change_completes_applied_but_unverified() {
     assert_eq!(c["applied"], true);
     assert_eq!(c["verified"], false);
     assert_eq!(c["verification"], "unverified");
-    assert!(c["left"].to_string().contains("documentation-only"), "{c:#}");
+    assert!(
+        c["left"].to_string().contains("documentation-only"),
+        "{c:#}"
+    );
     assert!(read(&ran, "README.md").contains("returns a + b"));
 }

@@ -41,7 +41,10 @@ fn a_verification_request_that_attempts_an_edit_is_denied_and_its_checks_run() {
     let turns = vec![
         call("plan_task", json!({"check_ids": [PY_CHECK]})),
         call("coder", json!({"task": "Add a test file."})),
-        call("create_file", json!({"path": "tests/test_more.py", "content": "x = 1\n"})),
+        call(
+            "create_file",
+            json!({"path": "tests/test_more.py", "content": "x = 1\n"}),
+        ),
         say("Could not create it."),
         say("Selected python:unittest."),
     ];

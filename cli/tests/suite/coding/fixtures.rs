@@ -5,11 +5,14 @@ use serde_json::{Value, json};
 use super::super::harness::{Ran, Test};
 
 /// A calculator whose `add` subtracts, with a unittest suite that catches it.
-pub const BUGGY_CALC: &str = "def add(a, b):\n    return a - b\n\n\ndef divide(a, b):\n    return a / b\n";
+pub const BUGGY_CALC: &str =
+    "def add(a, b):\n    return a - b\n\n\ndef divide(a, b):\n    return a / b\n";
 /// The same calculator, fixed.
-pub const FIXED_CALC: &str = "def add(a, b):\n    return a + b\n\n\ndef divide(a, b):\n    return a / b\n";
+pub const FIXED_CALC: &str =
+    "def add(a, b):\n    return a + b\n\n\ndef divide(a, b):\n    return a / b\n";
 /// A wrong fix (off by one).
-pub const WRONG_CALC: &str = "def add(a, b):\n    return a + b + 1\n\n\ndef divide(a, b):\n    return a / b\n";
+pub const WRONG_CALC: &str =
+    "def add(a, b):\n    return a + b + 1\n\n\ndef divide(a, b):\n    return a / b\n";
 /// The suite.
 pub const CALC_TESTS: &str = "import unittest\n\nimport calc\n\n\nclass CalcTest(unittest.TestCase):\n    def test_add(self):\n        self.assertEqual(calc.add(2, 3), 5)\n\n    def test_divide(self):\n        self.assertEqual(calc.divide(9, 3), 3)\n\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
 
@@ -74,7 +77,10 @@ pub fn plan_calc() -> Vec<Value> {
 pub fn delegated_edit(path: &str, old: &str, new: &str, revision: &str) -> Vec<Value> {
     vec![
         expecting(
-            call("coder", json!({"task": format!("In {path}, replace `{old}` with `{new}`.")})),
+            call(
+                "coder",
+                json!({"task": format!("In {path}, replace `{old}` with `{new}`.")}),
+            ),
             "Task record",
         ),
         expecting(
@@ -84,7 +90,10 @@ pub fn delegated_edit(path: &str, old: &str, new: &str, revision: &str) -> Vec<V
             ),
             "Write paths:",
         ),
-        call("report_task", json!({"status": "done", "summary": format!("{path} edited")})),
+        call(
+            "report_task",
+            json!({"status": "done", "summary": format!("{path} edited")}),
+        ),
         say("Edited."),
         say("The coder made the change."),
     ]
@@ -92,7 +101,13 @@ pub fn delegated_edit(path: &str, old: &str, new: &str, revision: &str) -> Vec<V
 
 /// Runs `protoflow run coding` in the test's directory with `turns` as the
 /// script and `args` added; checks the exit code; returns the run and its report.
-pub fn run_coding(test: Test, task: &str, turns: Vec<Value>, args: &[&str], status: i32) -> (Ran, Value) {
+pub fn run_coding(
+    test: Test,
+    task: &str,
+    turns: Vec<Value>,
+    args: &[&str],
+    status: i32,
+) -> (Ran, Value) {
     let script = serde_json::to_string_pretty(&json!({ "turns": turns })).unwrap();
     let mut argv: Vec<String> = [
         "run",
@@ -107,7 +122,11 @@ pub fn run_coding(test: Test, task: &str, turns: Vec<Value>, args: &[&str], stat
     .collect();
     argv.push(format!("task={task}"));
     argv.extend(args.iter().map(|s| s.to_string()));
-    let ran = test.file(".script.json", script).args(argv).status(status).run();
+    let ran = test
+        .file(".script.json", script)
+        .args(argv)
+        .status(status)
+        .run();
     let report: Value = serde_json::from_str(&ran.stdout)
         .unwrap_or_else(|e| panic!("not a JSON report ({e}):\n{}\n{}", ran.stdout, ran.stderr));
     (ran, report)
@@ -127,7 +146,13 @@ pub fn counted(completion: &Value) -> Vec<String> {
         .unwrap()
         .iter()
         .filter(|c| c["counted"] == json!(true))
-        .map(|c| format!("{}:{}", c["id"].as_str().unwrap(), c["status"].as_str().unwrap()))
+        .map(|c| {
+            format!(
+                "{}:{}",
+                c["id"].as_str().unwrap(),
+                c["status"].as_str().unwrap()
+            )
+        })
         .collect()
 }
 

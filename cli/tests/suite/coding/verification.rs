@@ -7,7 +7,12 @@ use super::fixtures::*;
 #[test]
 fn a_user_who_defers_verification_gets_an_applied_change_with_verification_deferred() {
     let mut turns = plan_calc();
-    turns.extend(delegated_edit("calc.py", "return a - b", "return a + b", &rev(BUGGY_CALC)));
+    turns.extend(delegated_edit(
+        "calc.py",
+        "return a - b",
+        "return a + b",
+        &rev(BUGGY_CALC),
+    ));
     let (ran, report) = run_coding(
         python_project(BUGGY_CALC),
         "Fix add in calc.py",
@@ -38,7 +43,13 @@ fn a_denied_approval_stops_the_run_without_a_repair() {
         say("The change could not be made."),
     ]);
     // No --approve: a headless run approves nothing.
-    let (ran, report) = run_coding(python_project(BUGGY_CALC), "Fix add in calc.py", turns, &[], 1);
+    let (ran, report) = run_coding(
+        python_project(BUGGY_CALC),
+        "Fix add in calc.py",
+        turns,
+        &[],
+        1,
+    );
     let c = completion(&report);
     assert_eq!(c["status"], "incomplete");
     assert_eq!(c["next"], "stop", "{c:#}");
@@ -47,6 +58,9 @@ fn a_denied_approval_stops_the_run_without_a_repair() {
     assert_eq!(report["loops"][0]["taken"], 0, "no repair round");
     let left = c["left"].to_string();
     assert!(left.contains("approval was denied"), "{left}");
-    assert!(left.contains("blocked"), "the unresolved report is left: {left}");
+    assert!(
+        left.contains("blocked"),
+        "the unresolved report is left: {left}"
+    );
     assert_eq!(read(&ran, "calc.py"), BUGGY_CALC);
 }

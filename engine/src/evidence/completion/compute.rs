@@ -1,11 +1,11 @@
 //! The verdict: files, checks, verification status, completion status, next step.
 
+use super::CompletionInput;
 use super::files::{Current, changed_files, is_docs};
 use super::gate::{changed_since, final_results, repair_gate};
 use super::model::{
     CheckResult, Completion, CompletionStatus, Denial, Next, Repairs, Verification,
 };
-use super::CompletionInput;
 use crate::evidence::ReceiptStatus;
 
 fn status_name(status: ReceiptStatus) -> &'static str {
@@ -122,7 +122,9 @@ pub fn compute(input: &CompletionInput<'_>) -> Completion {
             None => {
                 all_passed = false;
                 if !input.deferred {
-                    left.push(format!("the selected check `{id}` has no final (verify) result"));
+                    left.push(format!(
+                        "the selected check `{id}` has no final (verify) result"
+                    ));
                 }
             }
             Some("passed") => {
@@ -131,28 +133,40 @@ pub fn compute(input: &CompletionInput<'_>) -> Completion {
             Some("failed") => {
                 any_failed = true;
                 all_passed = false;
-                left.push(format!("the selected check `{id}` failed in its final execution"));
+                left.push(format!(
+                    "the selected check `{id}` failed in its final execution"
+                ));
             }
             Some("stale") => {
                 any_stale = true;
                 all_passed = false;
-                let files = result.map(|c| c.changed_since.join(", ")).unwrap_or_default();
-                left.push(format!("the pass of `{id}` is stale: {files} changed after it ran"));
+                let files = result
+                    .map(|c| c.changed_since.join(", "))
+                    .unwrap_or_default();
+                left.push(format!(
+                    "the pass of `{id}` is stale: {files} changed after it ran"
+                ));
             }
             Some("no_tests") => {
                 all_passed = false;
-                left.push(format!("`{id}` executed no tests: an empty suite verifies nothing"));
+                left.push(format!(
+                    "`{id}` executed no tests: an empty suite verifies nothing"
+                ));
             }
             Some(other) => {
                 all_passed = false;
-                left.push(format!("the selected check `{id}` did not complete ({other})"));
+                left.push(format!(
+                    "the selected check `{id}` did not complete ({other})"
+                ));
             }
         }
     }
     let code_change = any_change && !docs_only;
     if all_passed && code_change && !tests_ran {
         all_passed = false;
-        left.push("no selected check executed a test: zero tests never verify a code change".into());
+        left.push(
+            "no selected check executed a test: zero tests never verify a code change".into(),
+        );
     }
     let verification = if any_failed {
         Verification::Failed
@@ -165,7 +179,10 @@ pub fn compute(input: &CompletionInput<'_>) -> Completion {
     } else {
         Verification::Unverified
     };
-    if selected.is_empty() && !input.deferred && (code_change || (input.may_execute && !input.may_write)) {
+    if selected.is_empty()
+        && !input.deferred
+        && (code_change || (input.may_execute && !input.may_write))
+    {
         left.push("no check was selected to verify the request".into());
     }
     let verified = verification == Verification::Passed;
@@ -185,7 +202,9 @@ pub fn compute(input: &CompletionInput<'_>) -> Completion {
     let satisfied = !blocked
         && if input.may_write {
             if !any_change {
-                left.push("no file was changed: a request to change code is not applied by words".into());
+                left.push(
+                    "no file was changed: a request to change code is not applied by words".into(),
+                );
                 false
             } else {
                 applied

@@ -127,5 +127,7 @@ pub(crate) fn changed_files(
 /// Whether a path is documentation only (`.md`, `.rst`, `.txt`).
 pub fn is_docs(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
-    [".md", ".rst", ".txt"].iter().any(|ext| lower.ends_with(ext))
+    [".md", ".rst", ".txt"]
+        .iter()
+        .any(|ext| lower.ends_with(ext))
 }

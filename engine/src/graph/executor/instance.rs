@@ -280,10 +280,7 @@ fn tool_step_authority(
     let capabilities = lookup(tool)
         .and_then(|spec| spec.capability)
         .map(|capability| {
-            let decision = ceiling
-                .get(&capability)
-                .copied()
-                .unwrap_or(Decision::Allow);
+            let decision = ceiling.get(&capability).copied().unwrap_or(Decision::Allow);
             (capability, decision)
         });
     Authority::new([tool], capabilities, instance_phase(step, spec))

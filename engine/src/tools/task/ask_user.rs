@@ -73,7 +73,11 @@ impl Tool for AskUser {
         Ok(prepared(NAME, args, summary, question))
     }
 
-    async fn execute(&self, ctx: &ToolContext, call: PreparedCall) -> Result<ToolOutput, ToolError> {
+    async fn execute(
+        &self,
+        ctx: &ToolContext,
+        call: PreparedCall,
+    ) -> Result<ToolOutput, ToolError> {
         let question: Question = payload(NAME, call)?;
         let answer = tokio::select! {
             answer = self.asker.ask(&question) => answer,

@@ -30,10 +30,19 @@ impl Tool for CompletionTool {
 
     async fn prepare(&self, ctx: &ToolContext, args: Value) -> Result<PreparedCall, ToolError> {
         task_of(NAME, ctx)?;
-        Ok(prepared(NAME, args, "judge completion from the evidence".into(), ()))
+        Ok(prepared(
+            NAME,
+            args,
+            "judge completion from the evidence".into(),
+            (),
+        ))
     }
 
-    async fn execute(&self, ctx: &ToolContext, _call: PreparedCall) -> Result<ToolOutput, ToolError> {
+    async fn execute(
+        &self,
+        ctx: &ToolContext,
+        _call: PreparedCall,
+    ) -> Result<ToolOutput, ToolError> {
         let completion = task_of(NAME, ctx)?.completion();
         let value = serde_json::to_value(&completion).unwrap_or(Value::Null);
         Ok(output(

@@ -84,4 +84,3 @@ pub fn task_tools() -> Vec<Arc<dyn Tool>> {
         Arc::new(AskUser::new(Arc::new(HeadlessAsker))),
     ]
 }
-

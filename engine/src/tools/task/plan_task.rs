@@ -56,7 +56,11 @@ impl Tool for PlanTask {
         Ok(prepared(NAME, args, "set the task's plan".into(), parsed))
     }
 
-    async fn execute(&self, ctx: &ToolContext, call: PreparedCall) -> Result<ToolOutput, ToolError> {
+    async fn execute(
+        &self,
+        ctx: &ToolContext,
+        call: PreparedCall,
+    ) -> Result<ToolOutput, ToolError> {
         let task = task_of(NAME, ctx)?;
         let args: PlanTaskArgs = payload(NAME, call)?;
         let record = task

@@ -55,10 +55,19 @@ impl Tool for ReportTask {
     async fn prepare(&self, ctx: &ToolContext, args: Value) -> Result<PreparedCall, ToolError> {
         task_of(NAME, ctx)?;
         let parsed: ReportTaskArgs = parse_args(NAME, args.clone())?;
-        Ok(prepared(NAME, args, "report the outcome".into(), parsed.status))
+        Ok(prepared(
+            NAME,
+            args,
+            "report the outcome".into(),
+            parsed.status,
+        ))
     }
 
-    async fn execute(&self, _ctx: &ToolContext, call: PreparedCall) -> Result<ToolOutput, ToolError> {
+    async fn execute(
+        &self,
+        _ctx: &ToolContext,
+        call: PreparedCall,
+    ) -> Result<ToolOutput, ToolError> {
         let status = call.args.get("status").cloned().unwrap_or(Value::Null);
         Ok(output(
             json!({

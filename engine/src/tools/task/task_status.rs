@@ -29,7 +29,11 @@ impl Tool for TaskStatus {
         Ok(prepared(NAME, args, "show the task record".into(), ()))
     }
 
-    async fn execute(&self, ctx: &ToolContext, _call: PreparedCall) -> Result<ToolOutput, ToolError> {
+    async fn execute(
+        &self,
+        ctx: &ToolContext,
+        _call: PreparedCall,
+    ) -> Result<ToolOutput, ToolError> {
         let record = task_of(NAME, ctx)?.record();
         let value = serde_json::to_value(&record).unwrap_or(Value::Null);
         Ok(output(value, Value::Null))
