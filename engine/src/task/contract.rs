@@ -113,7 +113,7 @@ mod tests {
     fn rules_are_tried_in_order_and_unless_vetoes_a_match() {
         let c = contract();
         assert_eq!(
-            classify(&c, "Where is add defined?").unwrap().class,
+            classify(&c, "Where is parse defined?").unwrap().class,
             "question"
         );
         assert_eq!(classify(&c, "RUN the tests").unwrap().class, "verification");
