@@ -11,10 +11,6 @@
 //! | 5    | canceled (SIGINT/SIGTERM); we use 5 rather than 130 so that a canceled run is told apart from a shell killing us |
 //! | 70   | internal error (a bug, or the environment failing: I/O, store) |
 
-// Codes 1, 3, 4 and 5 are used by `run` (issue 3); they are defined here so the
-// table stays in one place.
-#![allow(dead_code)]
-
 /// Success.
 pub const SUCCESS: u8 = 0;
 /// The run finished but is incomplete or failed.

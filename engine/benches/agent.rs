@@ -48,7 +48,13 @@ fn first_request_bytes(registry: &Arc<ToolRegistry>, provider: &dyn Provider) {
         "role", "small", "tool decl", "system", "tokens", "api", "tool decl", "system", "tokens"
     );
     for builtin in builtins::roles() {
-        let role: RoleDocument = serde_saphyr::from_str(builtin.text).expect(builtin.path);
+        let (_, doc) = protoflow_engine::recipe::yaml::load_yaml(
+            builtin.path,
+            builtin.text.as_bytes(),
+            &Default::default(),
+        )
+        .expect(builtin.path);
+        let role: RoleDocument = serde_json::from_value(doc.value).expect(builtin.path);
         if role.kind != RoleKind::Llm {
             continue;
         }

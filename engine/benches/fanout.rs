@@ -73,6 +73,7 @@ fn plan(concurrency: u32) -> Plan {
         inputs: IndexMap::new(),
         limits,
         capabilities: IndexMap::new(),
+        checks: Vec::new(),
         roles: IndexMap::new(),
         steps: steps.clone(),
         outputs: IndexMap::new(),

@@ -29,6 +29,7 @@ static RECIPES: &[Builtin] = embed!(
     "recipes",
     "code-review",
     "coding",
+    "deep-research",
     "due-diligence",
     "verify"
 );
@@ -37,9 +38,13 @@ static ROLES: &[Builtin] = embed!(
     "roles",
     "antagonist",
     "architect",
+    "brief-writer",
+    "claim-verifier",
     "codebase-mapper",
     "coder",
+    "dissenter",
     "explorer",
+    "researcher",
     "review-finder",
     "review-synthesizer",
     "scout",

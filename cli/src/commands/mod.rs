@@ -11,6 +11,7 @@ pub mod report;
 pub mod resume;
 pub mod roles;
 pub mod run;
+pub mod run_output;
 pub mod runs;
 pub mod schema;
 pub mod undo;

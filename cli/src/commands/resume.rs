@@ -5,12 +5,15 @@
 //! and not run again unless named with `--replay`.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::Args;
 use protoflow_engine::graph::{ExecError, ResumeOptions};
+use protoflow_engine::llm;
 
 use super::run::{
-    OutputArgs, cancel_on_signals, executor, finish, listeners, open_store, project_root, runtime,
+    ModelArgs, OutputArgs, cancel_on_signals, executor_with_provider, finish, listeners,
+    open_store, project_root, runtime,
 };
 use crate::approval::ApprovalArgs;
 use crate::exit;
@@ -29,6 +32,8 @@ pub struct ResumeArgs {
     /// The project directory (default: the current directory).
     #[arg(long, value_name = "DIR")]
     pub project: Option<PathBuf>,
+    #[command(flatten)]
+    pub model: ModelArgs,
     #[command(flatten)]
     pub approval: ApprovalArgs,
     #[command(flatten)]
@@ -56,10 +61,39 @@ pub fn run(args: &ResumeArgs) -> u8 {
         Ok(rt) => rt,
         Err(code) => return code,
     };
-    let executor = match executor(store, root.clone(), &args.approval) {
-        Ok(executor) => executor,
-        Err(code) => return code,
+    // The stored recipe is only rebuilt inside the resume, so the provider is
+    // resolved up front: an explicit --provider must resolve; without one, a
+    // configured provider is used when there is one, and agent steps that still
+    // have to run fail with "no model provider configured" when there is none.
+    let provider = match llm::resolve_provider(
+        args.model.provider.as_deref(),
+        args.model.model.as_deref(),
+        &|name| std::env::var(name).ok(),
+    ) {
+        Ok(provider) => Some(Arc::from(provider)),
+        Err(e) if args.model.provider.is_some() => {
+            eprintln!("error: {e}");
+            return exit::INVALID;
+        }
+        Err(_) => None,
     };
+    // The run's own recipe (as stored) decides its checks, not today's file.
+    let plan = match store
+        .run(&args.run_id)
+        .map_err(|e| e.to_string())
+        .and_then(|record| rebuild_plan(&record, &root))
+    {
+        Ok(plan) => plan,
+        Err(e) => {
+            eprintln!("error: cannot resume run `{}`: {e}", args.run_id);
+            return exit::INVALID;
+        }
+    };
+    let executor =
+        match executor_with_provider(store, root.clone(), &plan.recipe, &args.approval, provider) {
+            Ok(executor) => executor,
+            Err(code) => return code,
+        };
     let result = runtime.block_on(async {
         let options = ResumeOptions {
             replay: args.replay.clone(),

@@ -1,8 +1,8 @@
-//! `protoflow run RECIPE [--input k=v]... [--project DIR] [--provider NAME] [--model MODEL] [--json] [--events FILE|-] [--quiet]`
+//! `protoflow run RECIPE [--input k=v]... [--project DIR] [--provider NAME] [--model MODEL] [--json | --format OUTPUT] [--fail-on LEVEL] [--events FILE|-] [--quiet]`
 //!
 //! Runs a recipe to its end: typed inputs, a live view on a terminal, events as
-//! JSON lines while the run goes, the final report (`--json`) and an exit code
-//! from the run's status. SIGINT/SIGTERM cancel the run (a second one exits at
+//! JSON lines while the run goes, the final report (`--json`) or one recipe output
+//! (`--format`), and an exit code from the run's status and gates. SIGINT/SIGTERM cancel the run (a second one exits at
 //! once). Also holds what `resume` shares with it.
 
 use std::fs::File;
@@ -12,14 +12,14 @@ use std::sync::Arc;
 
 use clap::Args;
 use protoflow_engine::agent::ModelAgentRunner;
-use protoflow_engine::checks::resolve_checks;
+use protoflow_engine::checks::{resolve_checks, resolve_declared_checks};
 use protoflow_engine::events::{EventListener, JsonLinesWriter, RunStatus};
 use protoflow_engine::graph::{
     AgentRunner, Executor, ExecutorConfig, RegistryTools, RunReport, format_ms, inputs,
 };
 use protoflow_engine::llm::{self, Provider};
-use protoflow_engine::recipe::StepKind;
 use protoflow_engine::recipe::load::project_discover_options;
+use protoflow_engine::recipe::{Recipe, StepKind};
 use protoflow_engine::store::Store;
 use protoflow_engine::tools::fs::CheckpointStore;
 use protoflow_engine::tools::process::base_process_env;
@@ -27,6 +27,7 @@ use protoflow_engine::tools::project_registry;
 use protoflow_engine::tools::task::AskUser;
 use tokio_util::sync::CancellationToken;
 
+use super::run_output;
 use crate::approval::ApprovalArgs;
 use crate::asker::TerminalAsker;
 use crate::exit;
@@ -53,6 +54,10 @@ pub struct RunArgs {
     pub approval: ApprovalArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    /// The threshold of the recipe's `findings` gate: sets the recipe's `fail_on`
+    /// input (for the review: blocker, major, minor or never).
+    #[arg(long, value_name = "LEVEL")]
+    pub fail_on: Option<String>,
 }
 
 /// Which model runs agent steps.
@@ -105,8 +110,12 @@ pub fn agent_provider(
 #[derive(Debug, Args)]
 pub struct OutputArgs {
     /// Print the final run report as JSON on stdout.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "format")]
     pub json: bool,
+    /// Print the recipe output of this name on stdout (a text output as it is,
+    /// anything else as JSON), e.g. `--format sarif` for a review.
+    #[arg(long, value_name = "OUTPUT")]
+    pub format: Option<String>,
     /// Write events as JSON lines to FILE while the run goes (`-` for stdout).
     #[arg(long, value_name = "FILE|-")]
     pub events: Option<String>,
@@ -168,20 +177,24 @@ pub fn open_store(root: &Path) -> Result<Store, u8> {
 /// An executor for the project: every tool (the project's checks resolved once
 /// and frozen for the run), approvals as the options say, the base process
 /// environment, checkpoints for every write, and child recipes planned by
-/// `build_plan`. No agent runner until a model provider is configured.
-pub fn executor(store: Store, root: PathBuf, approval: &ApprovalArgs) -> Result<Executor, u8> {
-    executor_with_provider(store, root, approval, None)
-}
-
-/// [`executor`], with agent steps run by a [`ModelAgentRunner`] over `provider`
-/// (tool schemas from the run's registry) when one is given.
+/// `build_plan`. Agent steps run by a [`ModelAgentRunner`] over `provider` (tool
+/// schemas from the run's registry); without one they fail with "no model
+/// provider configured".
 pub fn executor_with_provider(
     store: Store,
     root: PathBuf,
+    recipe: &Recipe,
     approval: &ApprovalArgs,
     provider: Option<Arc<dyn Provider>>,
 ) -> Result<Executor, u8> {
-    let discovery = resolve_checks(&root, &project_discover_options()).map_err(|e| {
+    let options = project_discover_options();
+    let discovery = if recipe.checks.is_empty() {
+        resolve_checks(&root, &options)
+    } else {
+        let label = format!("recipe `{}`", recipe.name);
+        resolve_declared_checks(&root, &label, recipe.checks.clone(), &options)
+    };
+    let discovery = discovery.map_err(|e| {
         eprintln!("{:?}", miette::Report::new(e));
         exit::INVALID
     })?;
@@ -216,8 +229,10 @@ pub type Listeners = (Vec<Arc<dyn EventListener>>, Arc<LiveView>);
 
 /// The listeners and the live view for a run's output options.
 pub fn listeners(output: &OutputArgs) -> Result<Listeners, u8> {
-    if output.json && output.events.as_deref() == Some("-") {
-        eprintln!("error: --json and --events - both write to stdout; give --events a file");
+    if (output.json || output.format.is_some()) && output.events.as_deref() == Some("-") {
+        eprintln!(
+            "error: --json/--format and --events - both write to stdout; give --events a file"
+        );
         return Err(exit::INVALID);
     }
     let view = Arc::new(LiveView::new(
@@ -268,10 +283,18 @@ pub fn finish(report: &RunReport, output: &OutputArgs, view: &LiveView) -> u8 {
         let text = serde_json::to_string_pretty(report).unwrap_or_default();
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(stdout, "{text}");
-    } else if !output.quiet {
-        eprint!("{}", summary(report));
+    } else {
+        if let Some(name) = &output.format {
+            match run_output::format_output(report, name) {
+                Some(text) => crate::output::out(&text),
+                None => eprintln!("error: the run has no output `{name}` (see the problems below)"),
+            }
+        }
+        if !output.quiet {
+            eprint!("{}", summary(report));
+        }
     }
-    exit_code(report.status)
+    run_output::exit_code_of(report)
 }
 
 /// The human summary of a run.
@@ -302,6 +325,7 @@ pub fn summary(report: &RunReport) -> String {
     if !parts.is_empty() {
         text.push_str(&format!("  steps: {}\n", parts.join(", ")));
     }
+    text.push_str(&run_output::gate_lines(report));
     for problem in &report.problems {
         text.push_str(&format!("  - {problem}\n"));
     }
@@ -331,7 +355,21 @@ pub fn run(args: &RunArgs) -> u8 {
             return exit::INVALID;
         }
     };
-    let given = match inputs::parse_inputs(&plan.recipe, &args.inputs) {
+    if let Some(name) = &args.output.format
+        && let Err(e) = run_output::check_format(&plan.recipe, name)
+    {
+        eprintln!("error: {e}");
+        return exit::INVALID;
+    }
+    let given_inputs =
+        match run_output::apply_fail_on(&plan.recipe, &args.inputs, args.fail_on.as_deref()) {
+            Ok(inputs) => inputs,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return exit::INVALID;
+            }
+        };
+    let given = match inputs::parse_inputs(&plan.recipe, &given_inputs) {
         Ok(given) => given,
         Err(e) => {
             eprintln!("error: {e}");
@@ -358,7 +396,7 @@ pub fn run(args: &RunArgs) -> u8 {
         Ok(rt) => rt,
         Err(code) => return code,
     };
-    let executor = match executor_with_provider(store, root, &args.approval, agents) {
+    let executor = match executor_with_provider(store, root, &plan.recipe, &args.approval, agents) {
         Ok(executor) => executor,
         Err(code) => return code,
     };

@@ -3,5 +3,8 @@ mod coding;
 mod eval;
 mod harness;
 mod lang;
+mod research;
+mod review;
 mod run;
+mod undo;
 mod verify;

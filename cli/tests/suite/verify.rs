@@ -87,3 +87,67 @@ fn an_invalid_yaml_project_config_is_located() {
         .stderr_contains("project.yaml:3")
         .run();
 }
+
+#[test]
+fn a_recipe_extending_verify_can_declare_its_own_checks() {
+    let ran = Test::new()
+        .file("calc.py", CALC)
+        .file("test_calc.py", test_file(5))
+        .file(
+            "team-verify.yaml",
+            "apiVersion: protoflow/v1\nkind: Recipe\nname: team-verify\nextends: verify\nchecks:\n  - id: smoke\n    argv: [python3, -c, \"print('ok')\"]\n",
+        )
+        .args(["run", "team-verify.yaml", "--quiet", "--json"])
+        .status(0)
+        .run();
+    let report = report(&ran.stdout);
+    let results = &report["outputs"]["results"];
+    assert_eq!(results.as_array().map(Vec::len), Some(1), "{results:#}");
+    assert_eq!(results[0]["check_id"], "smoke");
+    assert_eq!(results[0]["status"], "passed");
+}
+
+#[test]
+fn an_invalid_declared_check_is_located_in_the_recipe() {
+    Test::new()
+        .file(
+            "bad-checks.yaml",
+            "apiVersion: protoflow/v1\nkind: Recipe\nname: bad-checks\nextends: verify\nchecks:\n  - id: smoke\n    argv: [python3]\n    cwd: ../outside\n",
+        )
+        .args(["validate", "bad-checks.yaml"])
+        .status(2)
+        .stderr_contains("recipe::invalid-check")
+        .stderr_contains("bad-checks.yaml:8")
+        .run();
+}
+
+const ASKS: &str = "apiVersion: protoflow/v1\nkind: Recipe\nname: asks\ncapabilities:\n  process.execute: ask\nsteps:\n  - id: hello\n    tool: execute_command\n    with:\n      argv: [echo, hello]\n";
+
+#[test]
+fn headless_runs_deny_what_needs_an_approval_and_say_so() {
+    let ran = Test::new()
+        .file("asks.yaml", ASKS)
+        .args(["run", "asks.yaml", "--quiet", "--json"])
+        .status(1)
+        .run();
+    let report = report(&ran.stdout);
+    let text = report.to_string();
+    assert!(
+        text.contains("denied") || text.contains("approv"),
+        "{report:#}"
+    );
+    assert!(
+        !text.contains("\"hello\\n\""),
+        "the command did not run: {report:#}"
+    );
+}
+
+#[test]
+fn an_approval_preset_lets_the_call_run() {
+    let ran = Test::new()
+        .file("asks.yaml", ASKS)
+        .args(["run", "asks.yaml", "--quiet", "--json", "--approve", "all"])
+        .status(0)
+        .run();
+    assert!(ran.stdout.contains("hello"), "{}", ran.stdout);
+}

@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::config::{LoadedConfig, YamlLoader, load_project_config, normalize_relative};
+use super::config::{
+    CheckConfig, LoadedConfig, ProjectConfig, YamlLoader, load_project_config, normalize_relative,
+    validate_project_config,
+};
 use super::error::ChecksError;
 use super::inventory::{Inventory, WALK_ENTRY_LIMIT};
 use super::kind::{default_purpose, infer_kind};
@@ -138,6 +141,30 @@ pub fn resolve_checks(
             Ok(discovery)
         }
     }
+}
+
+/// The checks a recipe declares (`label` names the recipe in notes and sources).
+/// They take precedence over the project config and discovery, like a project
+/// config's, and are validated by the same rules.
+pub fn resolve_declared_checks(
+    root: &Path,
+    label: &str,
+    checks: Vec<CheckConfig>,
+    options: &DiscoverOptions<'_>,
+) -> Result<Discovery, ChecksError> {
+    ensure_root(root)?;
+    let config = ProjectConfig {
+        schema: None,
+        checks,
+    };
+    validate_project_config(Path::new(label), &config)?;
+    let inventory = Inventory::walk(root, options.walk_limit);
+    let loaded = LoadedConfig {
+        file: label.to_string(),
+        path: PathBuf::from(label),
+        config,
+    };
+    Ok(configured(root, loaded, &inventory, options))
 }
 
 /// Static discovery only, ignoring any project config.

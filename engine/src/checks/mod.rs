@@ -22,7 +22,10 @@ pub use config::{
     CONFIG_SIZE_LIMIT, CheckConfig, LoadedConfig, PROJECT_CONFIG_FILES, ProjectConfig, YamlLoader,
     load_project_config, parse_project_config_json, project_config_schema, validate_project_config,
 };
-pub use discover::{DiscoverOptions, Discovery, SkippedCandidate, discover_checks, resolve_checks};
+pub use discover::{
+    DiscoverOptions, Discovery, SkippedCandidate, discover_checks, resolve_checks,
+    resolve_declared_checks,
+};
 pub use error::{ChecksError, ConfigParseError};
 pub use inventory::WALK_ENTRY_LIMIT;
 pub use kind::infer_kind;

@@ -98,7 +98,7 @@ pub enum RunStatus {
     /// A step failed (and was not `allow_failure`), a loop was exhausted, or a step
     /// was interrupted: the work is incomplete.
     Failed,
-    /// Nothing failed, but a step timed out.
+    /// Nothing failed, but a step timed out or an `incomplete` recipe gate tripped.
     Degraded,
     /// A root limit was reached; new work stopped.
     BudgetExhausted,

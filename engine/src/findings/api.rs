@@ -12,7 +12,8 @@ use serde_json::{Value, json};
 
 use super::error::FindingsError;
 use super::merge::{MergeInput, merge};
-use super::parse::{ParseOptions, parse_findings_value};
+use super::model::{Coverage, CoverageStatus};
+use super::parse::{ParseOptions, ParsedFindings, parse_findings_value};
 use super::render::{Format, RenderOptions, render};
 use super::report::{Report, ReportInput, build_report};
 use super::verdict::{FailOn, exceeds_threshold};
@@ -38,13 +39,60 @@ struct ParseArgs {
     extra_categories: Vec<String>,
     #[serde(default)]
     accept_verdicts: bool,
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+/// The coverage status of a producer from its step's status as the executor names
+/// it (`steps.ID.status`, `steps.ID.instances[i].status`): `None` for `succeeded`.
+pub fn coverage_of_step_status(status: &str) -> Result<Option<CoverageStatus>, FindingsError> {
+    Ok(match status {
+        "succeeded" => None,
+        "failed" | "canceled" | "not_run" | "interrupted" => Some(CoverageStatus::Failed),
+        "timed_out" => Some(CoverageStatus::TimedOut),
+        "skipped" => Some(CoverageStatus::Skipped),
+        _ => {
+            return Err(FindingsError::InvalidSetting {
+                setting: "status",
+                value: status.to_owned(),
+                allowed: "succeeded, failed, timed_out, skipped, canceled, not_run, interrupted",
+            });
+        }
+    })
 }
 
 /// `parse_findings`: `{"text": <model output string, or JSON>, "source"?: name,
-/// "extra_categories"?: [..], "accept_verdicts"?: bool}` → a
+/// "extra_categories"?: [..], "accept_verdicts"?: bool, "status"?: the producing
+/// step's status, "reason"?: its error}` → a
 /// [`ParsedFindings`](super::parse::ParsedFindings) object.
+///
+/// With a `status` other than `succeeded` (see [`coverage_of_step_status`]) the
+/// text is not parsed at all: the result is a coverage gap for `source` with that
+/// status and reason, so a failed or timed-out producer is never "no findings" and
+/// its partial text never becomes findings.
 pub fn parse_findings_json(args: &Value) -> Result<Value, FindingsError> {
     let args: ParseArgs = args_of("parse_findings", args)?;
+    if let Some(status) = args.status.as_deref()
+        && let Some(status) = coverage_of_step_status(status)?
+    {
+        let source = args.source.clone().unwrap_or_else(|| "unknown".to_owned());
+        let parsed = ParsedFindings {
+            source: args.source,
+            notes: vec![format!(
+                "the producer ended {}: its output was not parsed",
+                status.as_str()
+            )],
+            gap: Some(Coverage {
+                source,
+                status,
+                reason: args.reason.filter(|r| !r.trim().is_empty()),
+            }),
+            ..ParsedFindings::default()
+        };
+        return to_json("parsed findings", &parsed);
+    }
     let options = ParseOptions {
         source: args.source,
         extra_categories: args.extra_categories,

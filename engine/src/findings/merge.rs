@@ -81,7 +81,9 @@ pub fn merge(input: MergeInput) -> MergeOutcome {
     let mut coverage = Vec::new();
     let mut findings = input.findings;
     for parsed in input.parsed {
-        if let Some(source) = &parsed.source {
+        if let Some(gap) = &parsed.gap {
+            coverage.push(gap.clone());
+        } else if let Some(source) = &parsed.source {
             coverage.push(if parsed.is_unparseable() {
                 Coverage {
                     source: source.clone(),

@@ -30,7 +30,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::extract::{MAX_SCANNED_BYTES, Span, candidate_spans};
-use super::model::{Category, Finding, Rejected, Severity, Verdict};
+use super::model::{Category, Coverage, Finding, Rejected, Severity, Verdict};
 use super::repair::repair;
 
 /// Longest claim accepted, in characters.
@@ -75,6 +75,10 @@ pub struct ParsedFindings {
     /// Other things worth knowing (ignored verdicts, cut input).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The producer did not finish (its step failed, timed out or was skipped, as
+    /// the caller says): a coverage gap, and nothing was parsed from its output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gap: Option<Coverage>,
 }
 
 impl ParsedFindings {
@@ -278,6 +282,7 @@ fn finish(
                 candidates_seen,
                 repairs: best.repairs.into_iter().map(str::to_owned).collect(),
                 notes,
+                gap: None,
             }
         }
         None => {
@@ -296,6 +301,7 @@ fn finish(
                 candidates_seen,
                 repairs: Vec::new(),
                 notes,
+                gap: None,
             }
         }
     }

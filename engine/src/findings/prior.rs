@@ -59,12 +59,30 @@ pub struct PriorOutcome {
 }
 
 /// Reads prior findings from JSON: an array of findings, or an object with a
-/// `findings` array (a previous report). Each item may carry `"settled": true`.
-/// Invalid items are returned as rejected.
+/// `findings` array (a previous report), or either as JSON text (a report file's
+/// content). Each item may carry `"settled": true`. Invalid items are returned as
+/// rejected; an empty string means no prior findings.
 pub fn read_prior(
     value: &Value,
     extra_categories: &[String],
 ) -> (Vec<PriorFinding>, Vec<Rejected>) {
+    if let Value::String(text) = value {
+        if text.trim().is_empty() {
+            return (Vec::new(), Vec::new());
+        }
+        return match serde_json::from_str::<Value>(text) {
+            Ok(parsed) if !parsed.is_string() => read_prior(&parsed, extra_categories),
+            Ok(_) | Err(_) => (
+                Vec::new(),
+                vec![Rejected {
+                    source: Some("prior".to_owned()),
+                    index: None,
+                    raw: String::new(),
+                    reason: "prior findings text is not a JSON array or report object".to_owned(),
+                }],
+            ),
+        };
+    }
     let items: Vec<Value> = match value {
         Value::Array(items) => items.clone(),
         Value::Object(map) => match map.get("findings") {

@@ -28,7 +28,9 @@ pub use plan::{Plan, PlanEdge, PlanNode};
 pub use recorder::ReceiptSink;
 pub use registry_tools::RegistryTools;
 pub use render::{to_dot, to_mermaid};
-pub use report::{BudgetReport, LoopReport, RunReport, StepReport, format_ms, limits_json};
+pub use report::{
+    BudgetReport, GateReport, LoopReport, RunReport, StepReport, format_ms, limits_json,
+};
 pub use runner::{
     AgentRequest, AgentResult, AgentRunner, AgentStatus, ToolCall, ToolCallOutcome, ToolInvoker,
     ToolResult,

@@ -11,6 +11,7 @@ use super::{BudgetUse, Exhaustion};
 use crate::events::{RunStatus, StepStatus};
 use crate::evidence::completion::Completion;
 use crate::recipe::Limits;
+use crate::recipe::document::GateOutcome;
 
 /// A finished run (or the current state of one).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -45,10 +46,30 @@ pub struct RunReport {
     pub budget: BudgetReport,
     /// Bounded loops and how often each was taken.
     pub loops: Vec<LoopReport>,
+    /// The recipe's gates, evaluated over the finished run (in recipe order).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gates: Vec<GateReport>,
     /// The completion guard's last verdict, when the run computed one (a recipe
     /// step running the `completion` tool).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completion: Option<Completion>,
+}
+
+/// One recipe gate at the end of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct GateReport {
+    /// The gate's expression.
+    pub when: String,
+    /// What it means when it trips.
+    pub outcome: GateOutcome,
+    /// Whether it tripped.
+    pub tripped: bool,
+    /// The gate's message, rendered (when it tripped and has one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Why it could not be evaluated (the run is then `failed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// One step (or fan-out instance) in a report.
@@ -112,6 +133,11 @@ pub struct LoopReport {
 }
 
 impl RunReport {
+    /// Whether a gate with this outcome tripped.
+    pub fn tripped(&self, outcome: GateOutcome) -> bool {
+        self.gates.iter().any(|g| g.tripped && g.outcome == outcome)
+    }
+
     /// The report as Markdown (for a PR comment or `protoflow report --markdown`).
     pub fn to_markdown(&self) -> String {
         let mut md = String::new();
@@ -122,6 +148,18 @@ impl RunReport {
             self.status,
             format_ms(self.duration_ms)
         ));
+        let tripped: Vec<&GateReport> = self.gates.iter().filter(|g| g.tripped).collect();
+        if !tripped.is_empty() {
+            md.push_str("## Gates\n\n");
+            for gate in tripped {
+                md.push_str(&format!(
+                    "- **{}**: {}\n",
+                    gate.outcome.as_str(),
+                    escape(gate.message.as_deref().unwrap_or(&gate.when))
+                ));
+            }
+            md.push('\n');
+        }
         if !self.problems.is_empty() {
             md.push_str("## Problems\n\n");
             for problem in &self.problems {

@@ -14,7 +14,7 @@
 //! double unless asked by `scripted:FILE`. Keys are read from the environment variable
 //! a provider names (`api_key_env`), never from the file, and never shown.
 //!
-//! `config.yaml` / `config.yml` are read as YAML (serde-saphyr), `config.json` as
+//! `config.yaml` / `config.yml` are read as YAML (with the recipe loader), `config.json` as
 //! JSON. [`UserConfig::from_value`] takes any `serde_json::Value`, so another loader
 //! (e.g. one with source spans) only has to produce one.
 
@@ -137,7 +137,12 @@ pub(crate) fn read_document(path: &Path, text: &str) -> Result<Value, String> {
     if path.extension().is_some_and(|e| e == "json") {
         serde_json::from_str(text).map_err(|e| format!("invalid JSON: {e}"))
     } else {
-        serde_saphyr::from_str(text).map_err(|e| format!("invalid YAML: {e}"))
+        // The project's own YAML loader: the same budgets (alias bombs, depth,
+        // size) and YAML 1.2 scalars as recipes.
+        let name = path.display().to_string();
+        crate::recipe::yaml::load_yaml(&name, text.as_bytes(), &Default::default())
+            .map(|(_, doc)| doc.value)
+            .map_err(|diagnostics| format!("invalid YAML: {diagnostics}"))
     }
 }
 

@@ -197,6 +197,17 @@ pub enum LlmError {
         turn: usize,
         expected: String,
     },
+
+    #[error("scripted provider {path}: turn {turn} fails as scripted: {message}")]
+    #[diagnostic(
+        code(protoflow::llm::scripted_error),
+        help("the script asked this turn to fail (`error:`); this simulates a provider failure")
+    )]
+    ScriptedError {
+        path: String,
+        turn: usize,
+        message: String,
+    },
 }
 
 impl LlmError {

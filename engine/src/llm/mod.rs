@@ -50,4 +50,4 @@ pub use message::{
 pub use probe::{Reachability, models_url, probe};
 pub use provider::{AttemptObserver, IgnoreAttempts, Provider, ProviderDescription};
 pub use retry::RetryPolicy;
-pub use scripted::{ScriptedCall, ScriptedProvider, ScriptedTurn};
+pub use scripted::{ScriptOrder, ScriptedCall, ScriptedProvider, ScriptedTurn};

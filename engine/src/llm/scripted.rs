@@ -36,9 +36,21 @@
 //! - `usage`: reported usage (none when absent).
 //! - `stop_reason`: `end_turn`, `tool_use`, `max_tokens`, `content_filter`; default
 //!   `tool_use` when there are tool calls, else `end_turn`.
+//! - `delay_ms`: wait this long before answering (cancellation ends the wait), to
+//!   simulate a slow or stalled model (step timeouts).
+//! - `error`: fail the call with this message instead of answering (a provider
+//!   failure after retries), after `delay_ms`.
 //!
 //! Each call consumes the next turn; a call after the last turn fails with
 //! `ScriptExhausted`.
+//!
+//! With `"order": "by_expect"` at the top level (a file with `turns`), each call
+//! instead takes the FIRST UNUSED turn, in file order, whose `expect` substrings all
+//! occur in the request (a turn without `expect` matches any request). This keeps
+//! scripts deterministic when steps run in parallel and their calls interleave in
+//! any order: give each step's turns an `expect` only its requests contain (its
+//! task text, a claim id), in the order that step makes them. No matching turn fails
+//! the call (`Script`); every turn used fails with `ScriptExhausted`.
 
 use std::sync::Mutex;
 
@@ -71,6 +83,10 @@ pub struct ScriptedTurn {
     pub usage: Option<Usage>,
     #[serde(default)]
     pub stop_reason: Option<StopReason>,
+    #[serde(default)]
+    pub delay_ms: Option<u64>,
+    #[serde(default)]
+    pub error: Option<String>,
 }
 
 /// One scripted tool call.
@@ -90,6 +106,19 @@ pub struct ScriptedCall {
 #[serde(deny_unknown_fields)]
 struct ScriptFile {
     turns: Vec<ScriptedTurn>,
+    #[serde(default)]
+    order: ScriptOrder,
+}
+
+/// How a call picks its turn.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScriptOrder {
+    /// The next turn in file order; its `expect` must match (the default).
+    #[default]
+    Sequential,
+    /// The first unused turn, in file order, whose `expect` matches the request.
+    ByExpect,
 }
 
 /// Replays scripted turns. A test and evaluation double, never a default.
@@ -97,7 +126,8 @@ struct ScriptFile {
 pub struct ScriptedProvider {
     path: String,
     turns: Vec<ScriptedTurn>,
-    next: Mutex<usize>,
+    order: ScriptOrder,
+    taken: Mutex<Vec<bool>>,
 }
 
 impl ScriptedProvider {
@@ -131,28 +161,69 @@ impl ScriptedProvider {
             path: label.to_string(),
             message: format!("invalid script: {e}"),
         };
-        let turns = if value.is_array() {
-            serde_json::from_value::<Vec<ScriptedTurn>>(value).map_err(invalid)?
+        let (turns, order) = if value.is_array() {
+            (
+                serde_json::from_value::<Vec<ScriptedTurn>>(value).map_err(invalid)?,
+                ScriptOrder::Sequential,
+            )
         } else {
-            serde_json::from_value::<ScriptFile>(value)
-                .map_err(invalid)?
-                .turns
+            let file = serde_json::from_value::<ScriptFile>(value).map_err(invalid)?;
+            (file.turns, file.order)
         };
-        Ok(Self::from_turns(label, turns))
+        Ok(Self::from_turns(label, turns).with_order(order))
     }
 
-    /// A provider replaying `turns`.
+    /// A provider replaying `turns` in file order.
     pub fn from_turns(label: &str, turns: Vec<ScriptedTurn>) -> Self {
+        let taken = Mutex::new(vec![false; turns.len()]);
         ScriptedProvider {
             path: label.to_string(),
             turns,
-            next: Mutex::new(0),
+            order: ScriptOrder::Sequential,
+            taken,
         }
+    }
+
+    /// The same provider, picking turns by `order`.
+    pub fn with_order(mut self, order: ScriptOrder) -> Self {
+        self.order = order;
+        self
     }
 
     /// How many turns have been replayed.
     pub fn used(&self) -> usize {
-        *self.next.lock().unwrap_or_else(|e| e.into_inner())
+        let taken = self.taken.lock().unwrap_or_else(|e| e.into_inner());
+        taken.iter().filter(|t| **t).count()
+    }
+
+    /// Takes the turn for a request whose expect-haystack is `haystack`.
+    fn take(&self, haystack: &str) -> Result<usize, LlmError> {
+        let mut taken = self.taken.lock().unwrap_or_else(|e| e.into_inner());
+        let mut unused = (0..self.turns.len()).filter(|&i| !taken[i]).peekable();
+        if unused.peek().is_none() {
+            return Err(LlmError::ScriptExhausted {
+                path: self.path.clone(),
+                turns: self.turns.len(),
+            });
+        }
+        let index = match self.order {
+            // The next turn; a mismatch is reported by the caller.
+            ScriptOrder::Sequential => unused.next(),
+            ScriptOrder::ByExpect => unused.find(|&i| {
+                self.turns[i]
+                    .expect
+                    .iter()
+                    .all(|e| haystack.contains(e.as_str()))
+            }),
+        };
+        let Some(index) = index else {
+            return Err(LlmError::Script {
+                path: self.path.clone(),
+                message: "no unused turn's `expect` matches this request (order: by_expect)".into(),
+            });
+        };
+        taken[index] = true;
+        Ok(index)
     }
 }
 
@@ -216,19 +287,15 @@ impl Provider for ScriptedProvider {
         if cancel.is_cancelled() {
             return Err(LlmError::Cancelled);
         }
-        let index = {
-            let mut next = self.next.lock().unwrap_or_else(|e| e.into_inner());
-            let index = *next;
-            if index >= self.turns.len() {
-                return Err(LlmError::ScriptExhausted {
-                    path: self.path.clone(),
-                    turns: self.turns.len(),
-                });
-            }
-            *next += 1;
-            index
-        };
+        let haystack = haystack(request);
+        let index = self.take(&haystack)?;
         let turn = &self.turns[index];
+        if let Some(delay) = turn.delay_ms {
+            tokio::select! {
+                () = tokio::time::sleep(std::time::Duration::from_millis(delay)) => {}
+                () = cancel.cancelled() => return Err(LlmError::Cancelled),
+            }
+        }
         let size = self.measure(request);
         let model = request.model.clone().unwrap_or_else(|| "scripted".into());
         let mut attempt = Attempt {
@@ -242,7 +309,17 @@ impl Provider for ScriptedProvider {
             error: None,
             next: AttemptNext::Done,
         };
-        let haystack = haystack(request);
+        if let Some(message) = &turn.error {
+            let error = LlmError::ScriptedError {
+                path: self.path.clone(),
+                turn: index + 1,
+                message: message.clone(),
+            };
+            attempt.error = Some(error.to_string());
+            attempt.next = AttemptNext::GiveUp;
+            observer.attempt(&attempt);
+            return Err(error);
+        }
         if let Some(expected) = turn.expect.iter().find(|e| !haystack.contains(e.as_str())) {
             let error = LlmError::ScriptMismatch {
                 path: self.path.clone(),

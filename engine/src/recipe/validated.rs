@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use super::document::{InputDocument, RecipeDocument};
 use super::limits::Limits;
+use crate::checks::CheckConfig;
 use crate::policy::{Capability, Decision, Phase};
 use crate::role::RoleDocument;
 
@@ -44,6 +45,8 @@ pub struct Recipe {
     pub limits: Limits,
     /// The recipe's capability ceiling (absent: not narrowed by the recipe).
     pub capabilities: IndexMap<Capability, Decision>,
+    /// Checks the recipe declares (empty: the project config or discovery decides).
+    pub checks: Vec<CheckConfig>,
     /// Roles by the key steps use, resolved and with overrides applied.
     pub roles: IndexMap<String, Arc<ResolvedRole>>,
     /// Steps, in document order.

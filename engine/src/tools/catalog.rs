@@ -121,6 +121,25 @@ static CATALOG: &[ToolSpec] = &[
         E::Read,
         "Show the diff between two revisions, or of the working tree.",
     ),
+    // Sources: diffs and data.
+    spec(
+        "read_diff",
+        Some(C::WorkspaceRead),
+        E::Read,
+        "Read a unified diff (patch) file from the project, whole.",
+    ),
+    spec(
+        "read_json",
+        Some(C::WorkspaceRead),
+        E::Read,
+        "Read a JSON file from the project, parsed.",
+    ),
+    spec(
+        "github_pull_request",
+        Some(C::NetworkRead),
+        E::Network,
+        "Fetch a GitHub pull request's diff and head SHA (GITHUB_TOKEN, GITHUB_API_URL).",
+    ),
     // Web.
     spec(
         "fetch_url",

@@ -19,6 +19,7 @@ pub mod mcp;
 pub mod process;
 mod project;
 mod registry;
+pub mod sources;
 pub mod task;
 mod tool;
 pub mod web;

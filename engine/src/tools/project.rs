@@ -9,11 +9,14 @@ use super::ToolRegistry;
 use super::checks::{DiscoverChecks, RunCheck};
 use super::findings::FindingsTool;
 use super::mcp::{McpBroker, mcp_tools};
+use super::sources::{GithubPullRequest, ReadDiff, ReadJson};
 use super::web::{FetchUrlTool, WebSearchTool};
 use crate::checks::Discovery;
 
 /// Every executable tool for a run in the project at `root` over its `discovery`.
 ///
+/// The sources (`read_diff`, `read_json`, `github_pull_request`): the GitHub tool reads their configuration
+/// (the GitHub token and API URL) from the process environment at each call.
 /// The web tools are registered with the production policy (public addresses
 /// only); the MCP tools with a broker that starts no server until a call needs
 /// one (and never a server from an untrusted project config). Whether a role may
@@ -25,6 +28,9 @@ pub fn project_registry(root: &Path, discovery: Arc<Discovery>) -> ToolRegistry 
     registry.register(Arc::new(FindingsTool::parse()));
     registry.register(Arc::new(FindingsTool::merge()));
     registry.register(Arc::new(FindingsTool::render()));
+    registry.register(Arc::new(ReadDiff));
+    registry.register(Arc::new(ReadJson));
+    registry.register(Arc::new(GithubPullRequest::from_env()));
     registry.register(Arc::new(FetchUrlTool::public()));
     registry.register(Arc::new(WebSearchTool::from_env()));
     for tool in super::task::task_tools() {

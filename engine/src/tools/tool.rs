@@ -53,6 +53,20 @@ pub struct PreparedCall {
     pub payload: Box<dyn Any + Send + Sync>,
 }
 
+impl PreparedCall {
+    /// The tool-specific prepared state, checked to be what the tool prepared.
+    pub fn into_payload<T: Any>(self) -> Result<T, ToolError> {
+        let tool = self.tool;
+        self.payload
+            .downcast::<T>()
+            .map(|payload| *payload)
+            .map_err(|_| ToolError::InvalidArguments {
+                tool: tool.to_string(),
+                reason: "the prepared call was not prepared by this tool".to_string(),
+            })
+    }
+}
+
 impl fmt::Debug for PreparedCall {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PreparedCall")

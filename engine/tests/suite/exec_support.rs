@@ -141,6 +141,7 @@ pub fn plan_from_document(document: RecipeDocument) -> Plan {
         inputs: document.inputs.clone(),
         limits: run_limits,
         capabilities: IndexMap::new(),
+        checks: Vec::new(),
         roles: IndexMap::new(),
         steps,
         outputs: document.outputs.clone(),

@@ -11,7 +11,7 @@ fn the_review_graph_shows_the_fan_out_and_the_per_finding_verify() {
         .status(0)
         .stdout_contains("flowchart TD")
         .stdout_contains("verify[*]")
-        .stdout_contains("foreach steps.synthesize.output.findings")
+        .stdout_contains("foreach steps.merge.output.findings")
         .run();
     assert_snapshot!("code-review.mermaid", ran.stdout);
 }

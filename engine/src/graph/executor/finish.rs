@@ -7,8 +7,11 @@ use super::run::RunCtx;
 use super::state::{InstanceResult, steps_data};
 use crate::events::{EventKind, RunStatus, StepStatus, now_ms};
 use crate::graph::Plan;
-use crate::graph::report::{BudgetReport, LoopReport, RunReport, StepReport, limits_json};
+use crate::graph::report::{
+    BudgetReport, GateReport, LoopReport, RunReport, StepReport, limits_json,
+};
 use crate::graph::template::Data;
+use crate::recipe::document::GateOutcome;
 
 /// The status of a finished graph, adding a sentence per problem.
 ///
@@ -82,6 +85,57 @@ pub(crate) fn render_outputs(
     outputs
 }
 
+/// The recipe's gates over the final data (`inputs`, `steps`, `outputs`). A gate
+/// that cannot be evaluated is a problem (the run fails), never a pass.
+fn evaluate_gates(
+    ctx: &RunCtx,
+    plan: &Plan,
+    outcome: &GraphOutcome,
+    outputs: &Map<String, Value>,
+    problems: &mut Vec<String>,
+) -> Vec<GateReport> {
+    let gates = &plan.recipe.document.gates;
+    if gates.is_empty() {
+        return Vec::new();
+    }
+    let data = Data::from_json(&json!({
+        "inputs": outcome.inputs,
+        "steps": steps_data(plan, &outcome.nodes),
+        "outputs": outputs,
+    }));
+    gates
+        .iter()
+        .enumerate()
+        .map(|(i, gate)| {
+            let mut report = GateReport {
+                when: gate.when.clone(),
+                outcome: gate.outcome,
+                tripped: false,
+                message: None,
+                error: None,
+            };
+            match ctx.templates.condition(&gate.when, &data) {
+                Ok(tripped) => report.tripped = tripped,
+                Err(err) => {
+                    problems.push(format!("gate {} could not be evaluated: {err}", i + 1));
+                    report.error = Some(err.to_string());
+                    return report;
+                }
+            }
+            if report.tripped {
+                report.message = Some(match &gate.message {
+                    Some(template) => ctx
+                        .templates
+                        .render_string(template, &data)
+                        .unwrap_or_else(|err| format!("{} (message: {err})", gate.when)),
+                    None => gate.when.clone(),
+                });
+            }
+            report
+        })
+        .collect()
+}
+
 fn step_report(plan: &Plan, node: usize, result: &InstanceResult) -> StepReport {
     let step = &plan.nodes[node].step;
     StepReport {
@@ -105,9 +159,26 @@ pub(crate) fn finish_run(ctx: &RunCtx, plan: &Plan, outcome: GraphOutcome) -> Ru
     let status_before_outputs = graph_status(ctx, plan, &outcome, &mut problems);
     let problems_before = problems.len();
     let outputs = render_outputs(ctx, plan, &outcome, &mut problems);
+    let gates = evaluate_gates(ctx, plan, &outcome, &outputs, &mut problems);
     let mut status = status_before_outputs;
     if problems.len() > problems_before && status == RunStatus::Succeeded {
         status = RunStatus::Failed;
+    }
+    if status == RunStatus::Succeeded
+        && gates
+            .iter()
+            .any(|g| g.tripped && g.outcome == GateOutcome::Incomplete)
+    {
+        status = RunStatus::Degraded;
+    }
+    for gate in gates
+        .iter()
+        .filter(|g| g.tripped && g.outcome == GateOutcome::Incomplete)
+    {
+        problems.push(format!(
+            "incomplete: {}",
+            gate.message.as_deref().unwrap_or(&gate.when)
+        ));
     }
     if let Some(exhaustion) = ctx.budget.root_exhaustion() {
         problems.push(format!("budget exhausted: {exhaustion}"));
@@ -170,6 +241,7 @@ pub(crate) fn finish_run(ctx: &RunCtx, plan: &Plan, outcome: GraphOutcome) -> Ru
             })
             .collect(),
         completion: ctx.task.last_completion(),
+        gates,
     };
     ctx.recorder.emit(EventKind::RunFinished {
         status,

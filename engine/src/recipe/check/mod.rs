@@ -5,6 +5,8 @@
 //! reports every problem it can. This module resolves roles and child recipes but
 //! never runs anything.
 
+mod checks;
+mod gates;
 mod graph;
 mod inputs;
 mod limits;
@@ -37,6 +39,7 @@ pub(crate) fn check_recipe(
         base_dir,
     };
     inputs::check_inputs(&mut ctx);
+    checks::check_declared_checks(&mut ctx);
     let limits = limits::resolve(
         &mut ctx,
         document.limits.as_ref(),
@@ -48,6 +51,7 @@ pub(crate) fn check_recipe(
     let steps = steps::check_steps(&mut ctx, &graph, &roles, &limits, loader);
     refs::check_outputs(&mut ctx, &graph);
     task::check_task(&mut ctx, &graph);
+    gates::check_gates(&mut ctx, &graph);
     let mut diags = std::mem::take(&mut ctx.diags);
     // Report in reading order: by file, then position.
     diags.0.sort_by(|a, b| {
@@ -67,6 +71,7 @@ pub(crate) fn check_recipe(
         inputs: document.inputs.clone(),
         limits,
         capabilities: document.capabilities.clone(),
+        checks: document.checks.clone(),
         roles,
         steps,
         outputs: document.outputs.clone(),

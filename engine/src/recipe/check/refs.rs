@@ -58,7 +58,13 @@ pub(super) fn check_template(
     }
 }
 
-fn check_reference(ctx: &mut Ctx<'_>, g: &StepGraph, reference: &str, ptr: &str, scope: Scope<'_>) {
+pub(super) fn check_reference(
+    ctx: &mut Ctx<'_>,
+    g: &StepGraph,
+    reference: &str,
+    ptr: &str,
+    scope: Scope<'_>,
+) {
     let doc = ctx.doc;
     let mut parts = reference.split('.');
     let root = parts.next().unwrap_or_default();

@@ -5,6 +5,7 @@
 //! resolution happen in later stages (validated recipe, then plan). Every object
 //! rejects unknown fields, because a typo must never silently widen authority.
 
+mod gate;
 mod input;
 mod limits;
 mod recipe;
@@ -12,6 +13,7 @@ mod role_ref;
 mod step;
 mod task;
 
+pub use gate::{GateDocument, GateOutcome};
 pub use input::{InputDocument, InputType};
 pub use limits::LimitsDocument;
 pub use recipe::{ApiVersion, RecipeDocument, RecipeKind};

@@ -4,7 +4,10 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{InputDocument, LimitsDocument, RoleRefDocument, StepDocument, TaskDocument};
+use super::{
+    GateDocument, InputDocument, LimitsDocument, RoleRefDocument, StepDocument, TaskDocument,
+};
+use crate::checks::CheckConfig;
 use crate::policy::{Capability, Decision};
 
 /// The language version a document is written in.
@@ -58,6 +61,11 @@ pub struct RecipeDocument {
     /// verifies it. Absent: the run keeps no task record rules.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<TaskDocument>,
+    /// The checks `run_check` may run, declared by the recipe itself. When given,
+    /// they take precedence over `.protoflow/project.json` and discovery; when
+    /// absent, checks come from the project config, else from discovery at run time.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<CheckConfig>,
     /// The roles steps may use, by the key steps refer to them with.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub roles: IndexMap<String, RoleRefDocument>,
@@ -68,4 +76,8 @@ pub struct RecipeDocument {
     /// (for example `steps.verify.output`).
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub outputs: IndexMap<String, String>,
+    /// Conditions over the finished run (`inputs`, `steps`, `outputs`) that decide
+    /// its outcome for a pipeline: findings over a threshold, or an incomplete run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gates: Vec<GateDocument>,
 }

@@ -126,14 +126,7 @@ impl Tool for RunCheck {
         ctx: &ToolContext,
         call: PreparedCall,
     ) -> Result<ToolOutput, ToolError> {
-        let Prepared { check, phase, spec } =
-            *call
-                .payload
-                .downcast::<Prepared>()
-                .map_err(|_| ToolError::InvalidArguments {
-                    tool: NAME.to_string(),
-                    reason: "the prepared call was not prepared by this tool".to_string(),
-                })?;
+        let Prepared { check, phase, spec } = call.into_payload::<Prepared>()?;
         // The revisions the check runs on: a later change to one makes a pass stale.
         let snapshot = ctx.task.as_ref().map(|task| task.begin_check(&check));
         let result = run_process(&spec, &ctx.cancel)

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::confine::{MAX_FILE_BYTES, confine, ensure_writable, too_large};
 use super::text::decode_text;
-use super::write::{WritePlan, execute_write, take_plan};
+use super::write::{WritePlan, execute_write};
 use crate::tools::args::{builtin_spec, parse_args, schema_of};
 use crate::tools::{PreparedCall, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
 
@@ -76,7 +76,7 @@ impl Tool for CreateFile {
         ctx: &ToolContext,
         call: PreparedCall,
     ) -> Result<ToolOutput, ToolError> {
-        let plan = take_plan(NAME, call)?;
+        let plan = call.into_payload::<WritePlan>()?;
         execute_write(NAME, ctx, plan).await
     }
 }

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::confine::{confine, ensure_writable, read_regular};
 use super::text::{LineEnding, decode_text};
-use super::write::{WritePlan, execute_write, take_plan};
+use super::write::{WritePlan, execute_write};
 use crate::evidence::revision_of;
 use crate::tools::args::{builtin_spec, parse_args, schema_of};
 use crate::tools::{PreparedCall, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
@@ -153,7 +153,7 @@ impl Tool for EditFile {
         ctx: &ToolContext,
         call: PreparedCall,
     ) -> Result<ToolOutput, ToolError> {
-        let plan = take_plan(NAME, call)?;
+        let plan = call.into_payload::<WritePlan>()?;
         execute_write(NAME, ctx, plan).await
     }
 }

@@ -68,14 +68,7 @@ impl Tool for ListDirectory {
         ctx: &ToolContext,
         call: PreparedCall,
     ) -> Result<ToolOutput, ToolError> {
-        let path =
-            *call
-                .payload
-                .downcast::<ConfinedPath>()
-                .map_err(|_| ToolError::InvalidArguments {
-                    tool: NAME.to_string(),
-                    reason: "the prepared call was not prepared by this tool".to_string(),
-                })?;
+        let path = call.into_payload::<ConfinedPath>()?;
         let display = path.display();
         check_no_symlinks(&ctx.root, &path.rel, &display)?;
         let meta = std::fs::symlink_metadata(&path.abs).map_err(|e| match e.kind() {

@@ -121,13 +121,7 @@ impl Tool for ReadFile {
         ctx: &ToolContext,
         call: PreparedCall,
     ) -> Result<ToolOutput, ToolError> {
-        let (path, args) = *call
-            .payload
-            .downcast::<(super::confine::ConfinedPath, ReadFileArgs)>()
-            .map_err(|_| ToolError::InvalidArguments {
-                tool: NAME.to_string(),
-                reason: "the prepared call was not prepared by this tool".to_string(),
-            })?;
+        let (path, args) = call.into_payload::<(super::confine::ConfinedPath, ReadFileArgs)>()?;
         let display = path.display();
         super::confine::check_no_symlinks(&ctx.root, &path.rel, &display)?;
         let file = read_regular(NAME, &path)?.ok_or_else(|| ToolError::Rejected {

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::confine::{MAX_FILE_BYTES, confine, ensure_writable, read_regular, too_large};
 use super::text::decode_text;
-use super::write::{WritePlan, execute_write, take_plan};
+use super::write::{WritePlan, execute_write};
 use crate::evidence::revision_of;
 use crate::tools::args::{builtin_spec, parse_args, schema_of};
 use crate::tools::{PreparedCall, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
@@ -85,7 +85,7 @@ impl Tool for ReplaceFile {
         ctx: &ToolContext,
         call: PreparedCall,
     ) -> Result<ToolOutput, ToolError> {
-        let plan = take_plan(NAME, call)?;
+        let plan = call.into_payload::<WritePlan>()?;
         execute_write(NAME, ctx, plan).await
     }
 }

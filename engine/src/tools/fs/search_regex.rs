@@ -234,14 +234,7 @@ impl Tool for SearchRegex {
         ctx: &ToolContext,
         call: PreparedCall,
     ) -> Result<ToolOutput, ToolError> {
-        let plan =
-            *call
-                .payload
-                .downcast::<SearchPlan>()
-                .map_err(|_| ToolError::InvalidArguments {
-                    tool: NAME.to_string(),
-                    reason: "the prepared call was not prepared by this tool".to_string(),
-                })?;
+        let plan = call.into_payload::<SearchPlan>()?;
         let display = plan.path.display();
         check_no_symlinks(&ctx.root, &plan.path.rel, &display)?;
         if !plan.path.abs.exists() {

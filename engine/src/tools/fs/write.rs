@@ -75,17 +75,6 @@ fn rejected(tool: &str, reason: String) -> ToolError {
     }
 }
 
-/// Takes the plan back out of a prepared call.
-pub fn take_plan(tool: &str, call: PreparedCall) -> Result<WritePlan, ToolError> {
-    call.payload
-        .downcast::<WritePlan>()
-        .map(|plan| *plan)
-        .map_err(|_| ToolError::InvalidArguments {
-            tool: tool.to_string(),
-            reason: "the prepared call was not prepared by this tool".to_string(),
-        })
-}
-
 /// Performs a planned write: re-checks, records the preimage, writes atomically.
 pub async fn execute_write(
     tool: &'static str,

@@ -61,14 +61,7 @@ impl Tool for GitStatus {
         ctx: &ToolContext,
         call: PreparedCall,
     ) -> Result<ToolOutput, ToolError> {
-        let spec =
-            *call
-                .payload
-                .downcast::<ProcessSpec>()
-                .map_err(|_| ToolError::InvalidArguments {
-                    tool: NAME.to_string(),
-                    reason: "the prepared call was not prepared by this tool".to_string(),
-                })?;
+        let spec = call.into_payload::<ProcessSpec>()?;
         let result = run_git(NAME, ctx, &spec).await?;
         Ok(ToolOutput {
             value: result_value(&result),

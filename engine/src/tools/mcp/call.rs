@@ -99,13 +99,8 @@ impl Tool for CallMcpTool {
         ctx: &ToolContext,
         call: PreparedCall,
     ) -> Result<ToolOutput, ToolError> {
-        let Ok(args) = call.payload.downcast::<CallMcpToolArgs>() else {
-            return Err(ToolError::InvalidArguments {
-                tool: TOOL.to_owned(),
-                reason: "the prepared call was not prepared by call_mcp_tool".to_owned(),
-            });
-        };
-        let CallMcpToolArgs { server, tool, args } = *args;
+        let args = call.into_payload::<CallMcpToolArgs>()?;
+        let CallMcpToolArgs { server, tool, args } = args;
         let result = self
             .broker
             .call_tool(&server, &tool, args, &ctx.cancel)

@@ -79,12 +79,7 @@ impl Tool for ListMcpTools {
         ctx: &ToolContext,
         call: PreparedCall,
     ) -> Result<ToolOutput, ToolError> {
-        let Ok(args) = call.payload.downcast::<ListMcpToolsArgs>() else {
-            return Err(ToolError::InvalidArguments {
-                tool: TOOL.to_owned(),
-                reason: "the prepared call was not prepared by list_mcp_tools".to_owned(),
-            });
-        };
+        let args = call.into_payload::<ListMcpToolsArgs>()?;
         let broker = &self.broker;
         let tools = broker
             .list_tools(&args.server, &ctx.cancel)

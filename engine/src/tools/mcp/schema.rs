@@ -83,12 +83,7 @@ impl Tool for McpToolSchema {
         ctx: &ToolContext,
         call: PreparedCall,
     ) -> Result<ToolOutput, ToolError> {
-        let Ok(args) = call.payload.downcast::<McpToolSchemaArgs>() else {
-            return Err(ToolError::InvalidArguments {
-                tool: TOOL.to_owned(),
-                reason: "the prepared call was not prepared by mcp_tool_schema".to_owned(),
-            });
-        };
+        let args = call.into_payload::<McpToolSchemaArgs>()?;
         let info = self
             .broker
             .tool(&args.server, &args.tool, &ctx.cancel)

@@ -210,14 +210,7 @@ impl Tool for ExecuteCommand {
         ctx: &ToolContext,
         call: PreparedCall,
     ) -> Result<ToolOutput, ToolError> {
-        let spec =
-            *call
-                .payload
-                .downcast::<ProcessSpec>()
-                .map_err(|_| ToolError::InvalidArguments {
-                    tool: NAME.to_string(),
-                    reason: "the prepared call was not prepared by this tool".to_string(),
-                })?;
+        let spec = call.into_payload::<ProcessSpec>()?;
         let result = run_process(&spec, &ctx.cancel)
             .await
             .map_err(|e| ToolError::Io {

@@ -336,15 +336,10 @@ impl Tool for FetchUrlTool {
         ctx: &ToolContext,
         call: PreparedCall,
     ) -> Result<ToolOutput, ToolError> {
-        let Ok(url) = call.payload.downcast::<Url>() else {
-            return Err(ToolError::InvalidArguments {
-                tool: TOOL.to_owned(),
-                reason: "the prepared call was not prepared by fetch_url".to_owned(),
-            });
-        };
+        let url = call.into_payload::<Url>()?;
         let result = self
             .fetcher
-            .fetch_url(*url, &ctx.cancel)
+            .fetch_url(url, &ctx.cancel)
             .await
             .map_err(|err| err.into_tool_error(TOOL))?;
         let facts = ReceiptFacts {

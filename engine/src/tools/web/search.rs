@@ -250,12 +250,7 @@ impl Tool for WebSearchTool {
         ctx: &ToolContext,
         call: PreparedCall,
     ) -> Result<ToolOutput, ToolError> {
-        let Ok(search) = call.payload.downcast::<SearchCall>() else {
-            return Err(ToolError::InvalidArguments {
-                tool: TOOL.to_owned(),
-                reason: "the prepared call was not prepared by web_search".to_owned(),
-            });
-        };
+        let search = call.into_payload::<SearchCall>()?;
         let backend = self
             .backend
             .describe()

@@ -110,3 +110,62 @@ fn invalid_arguments_name_the_offending_field() {
     let err = merge_findings_json(&json!({"findings": [{"file": "a.rs"}]})).unwrap_err();
     assert!(err.to_string().contains("findings[0]"), "{err}");
 }
+
+#[test]
+fn a_producer_step_that_did_not_succeed_is_a_coverage_gap_and_its_text_is_not_parsed() {
+    let text = r#"[{"file": "src/cart.rs", "line": 11, "severity": "major", "category": "correctness", "claim": "half-written", "evidence": "skip(1)"}]"#;
+    let parsed = parse_findings_json(&json!({
+        "text": text, "source": "security", "status": "timed_out", "reason": "timed out after 2s"
+    }))
+    .unwrap();
+    assert_eq!(parsed["findings"], json!([]));
+    assert_eq!(parsed["gap"]["status"], "timed_out");
+    let failed =
+        parse_findings_json(&json!({"text": null, "source": "conventions", "status": "failed"}))
+            .unwrap();
+    let ok =
+        parse_findings_json(&json!({"text": text, "source": "correctness", "status": "succeeded"}))
+            .unwrap();
+    assert_eq!(ok["findings"].as_array().unwrap().len(), 1);
+
+    let merged =
+        merge_findings_json(&json!({"parsed": [ok, parsed, failed], "diff": DIFF})).unwrap();
+    let coverage = merged["coverage"].as_array().unwrap();
+    let status_of = |source: &str| {
+        coverage
+            .iter()
+            .find(|c| c["source"] == source)
+            .map(|c| c["status"].as_str().unwrap().to_owned())
+    };
+    assert_eq!(status_of("correctness").as_deref(), Some("ok"));
+    assert_eq!(status_of("security").as_deref(), Some("timed_out"));
+    assert_eq!(status_of("conventions").as_deref(), Some("failed"));
+    assert_eq!(merged["findings"].as_array().unwrap().len(), 1);
+
+    let bad = parse_findings_json(&json!({"text": "", "status": "exploded"})).unwrap_err();
+    assert!(bad.to_string().contains("exploded"), "{bad}");
+}
+
+#[test]
+fn prior_findings_may_be_given_as_the_text_of_a_previous_json_report() {
+    let report = json!({"findings": [{
+        "file": "src/cart.rs", "line": 11, "severity": "major", "category": "correctness",
+        "claim": "total() skips the first item", "evidence": "skip(1)", "verdict": "refuted"
+    }]});
+    let new = json!([{
+        "file": "src/cart.rs", "line": 11, "severity": "major", "category": "correctness",
+        "claim": "total() skips the first item", "evidence": "self.items.iter().skip(1)"
+    }]);
+    let parsed = parse_findings_json(&json!({"text": new, "source": "a"})).unwrap();
+    let merged = merge_findings_json(
+        &json!({"parsed": [parsed], "diff": DIFF, "prior": report.to_string()}),
+    )
+    .unwrap();
+    assert_eq!(merged["findings"], json!([]));
+    assert_eq!(merged["suppressed"].as_array().unwrap().len(), 1);
+
+    let junk = merge_findings_json(&json!({"prior": "not json"})).unwrap();
+    assert_eq!(junk["rejected"][0]["source"], "prior");
+    let empty = merge_findings_json(&json!({"prior": ""})).unwrap();
+    assert_eq!(empty["rejected"], json!([]));
+}

@@ -236,13 +236,40 @@ fn markdown_respects_the_size_cap() {
     assert!(md.contains("more findings not shown (comment size limit)"));
 }
 
-fn sarif_validator() -> jsonschema::Validator {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/schemas/sarif-schema-2.1.0.json"
+/// The workplace copy of the official schema, when this checkout sits beside it.
+const SHARED_SARIF_SCHEMA: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/schemas/sarif-schema-2.1.0.json"
+);
+/// The same file, checked in (tests/schemas/README.md).
+const VENDORED_SARIF_SCHEMA: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../tests/schemas/sarif-schema-2.1.0.json"
+);
+
+#[test]
+fn the_checked_in_sarif_schema_is_the_official_one() {
+    let vendored = std::fs::read(VENDORED_SARIF_SCHEMA).unwrap();
+    if let Ok(shared) = std::fs::read(SHARED_SARIF_SCHEMA) {
+        assert_eq!(
+            shared, vendored,
+            "tests/schemas/ must hold the official file unchanged"
+        );
+    }
+    let schema: Value = serde_json::from_slice(&vendored).unwrap();
+    assert_eq!(
+        schema["title"],
+        "Static Analysis Results Format (SARIF) Version 2.1.0 JSON Schema"
     );
-    let text =
-        std::fs::read_to_string(path).expect("the official SARIF schema is in ../shared/schemas");
+}
+
+fn sarif_validator() -> jsonschema::Validator {
+    let path = if std::path::Path::new(SHARED_SARIF_SCHEMA).exists() {
+        SHARED_SARIF_SCHEMA
+    } else {
+        VENDORED_SARIF_SCHEMA
+    };
+    let text = std::fs::read_to_string(path).expect("the official SARIF schema is readable");
     let schema: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(schema["$schema"], "http://json-schema.org/draft-04/schema#");
     jsonschema::draft4::options()

@@ -49,16 +49,51 @@ fn every_role_a_shipped_recipe_names_is_shipped() {
 }
 
 #[test]
-fn the_scout_is_off_by_default_in_due_diligence() {
-    let r = load_recipe(
-        &RecipeRef::Builtin(builtins::recipe("due-diligence").unwrap()),
-        &LoadOptions::default(),
-    )
-    .unwrap();
-    assert!(!r.roles["scout"].enabled);
-    let research = r.steps.iter().find(|s| s.id == "research").unwrap();
-    match &research.kind {
-        StepKind::Agent { delegates, .. } => assert!(delegates.is_empty()),
-        other => panic!("{other:?}"),
+fn the_web_is_off_by_default_in_the_research_recipes() {
+    use protoflow_engine::policy::{Capability, Decision};
+    for name in ["due-diligence", "deep-research"] {
+        let r = load_recipe(
+            &RecipeRef::Builtin(builtins::recipe(name).unwrap()),
+            &LoadOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            r.inputs["web"].default,
+            Some(serde_json::json!(false)),
+            "{name}"
+        );
+        let networked = |key: &str| {
+            let role = &r.roles[key].role;
+            role.tools
+                .iter()
+                .any(|t| t == "fetch_url" || t == "web_search")
+                && role.capabilities.get(&Capability::NetworkRead).copied() != Some(Decision::Deny)
+        };
+        let mut guarded = 0;
+        for step in &r.steps {
+            if let StepKind::Agent {
+                role, delegates, ..
+            } = &step.kind
+            {
+                assert!(
+                    delegates.iter().all(|d| !networked(&d.role)),
+                    "{name}: {} delegates to a role with network access",
+                    step.id
+                );
+                if networked(role) {
+                    assert_eq!(
+                        step.when.as_deref(),
+                        Some("inputs.web"),
+                        "{name}: step {} can reach the network without the web switch",
+                        step.id
+                    );
+                    guarded += 1;
+                }
+            }
+        }
+        assert_eq!(
+            guarded, 2,
+            "{name}: the web research and web verification steps"
+        );
     }
 }

@@ -2,7 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod builtins;
-mod helpers;
+pub(crate) mod helpers;
 mod loader;
 mod plan;
 mod robustness;

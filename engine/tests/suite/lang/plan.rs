@@ -46,21 +46,19 @@ fn the_coding_loop_has_a_bounded_back_edge_from_the_completion_guard_to_edit() {
 }
 
 #[test]
-fn the_review_graph_shows_the_fan_out_per_finding() {
+fn the_review_graph_shows_the_fan_out_per_angle_and_per_finding() {
     let plan = build_plan(builtin("code-review")).unwrap();
     let mermaid = to_mermaid(&plan);
+    assert!(mermaid.contains("find[*]"), "{mermaid}");
+    assert!(mermaid.contains("foreach inputs.angles"), "{mermaid}");
     assert!(mermaid.contains("verify[*]"), "{mermaid}");
     assert!(
-        mermaid.contains("foreach steps.synthesize.output.findings"),
+        mermaid.contains("foreach steps.merge.output.findings"),
         "{mermaid}"
     );
-    // Five finders in parallel, all needed by the synthesizer.
-    let synth = plan
-        .nodes
-        .iter()
-        .position(|n| n.step.id == "synthesize")
-        .unwrap();
-    assert_eq!(plan.nodes[synth].needs.len(), 5);
+    // The diff step waits for all three sources (two of them skipped by `when`).
+    let diff = plan.nodes.iter().position(|n| n.step.id == "diff").unwrap();
+    assert_eq!(plan.nodes[diff].needs.len(), 3);
 }
 
 #[test]

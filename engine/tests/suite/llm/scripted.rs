@@ -105,3 +105,58 @@ async fn scripted_file_is_selected_only_by_an_explicit_provider_spec() {
         .unwrap_err();
     assert!(invalid.to_string().contains("bad.json"), "{invalid}");
 }
+
+#[tokio::test]
+async fn by_expect_order_serves_interleaved_callers_the_turn_their_request_matches() {
+    let provider = ScriptedProvider::from_json_str(
+        "script.json",
+        r#"{"order": "by_expect", "turns": [
+          {"expect": ["task A"], "text": "A1"},
+          {"expect": ["task A"], "text": "A2"},
+          {"expect": ["task B"], "text": "B1"}
+        ]}"#,
+    )
+    .unwrap();
+    let ask = |text: &'static str| {
+        let provider = &provider;
+        async move {
+            provider
+                .complete(&request(text), CancellationToken::new())
+                .await
+        }
+    };
+    // B comes first although its turn is last in the file; A's turns stay in order.
+    assert_eq!(ask("do task B").await.unwrap().text, "B1");
+    assert_eq!(ask("do task A").await.unwrap().text, "A1");
+    let error = ask("do task C").await.unwrap_err();
+    assert!(error.to_string().contains("no unused turn"), "{error:?}");
+    assert_eq!(ask("do task A").await.unwrap().text, "A2");
+    assert_eq!(provider.used(), 3);
+    assert!(matches!(
+        ask("do task A").await.unwrap_err(),
+        LlmError::ScriptExhausted { turns: 3, .. }
+    ));
+}
+
+#[tokio::test]
+async fn an_error_turn_fails_the_call_and_a_delayed_turn_stops_on_cancellation() {
+    let script = r#"{"turns": [
+      {"error": "upstream overloaded"},
+      {"delay_ms": 600000, "text": "too late"}
+    ]}"#;
+    let provider = ScriptedProvider::from_json_str("s.json", script).unwrap();
+    let err = provider
+        .complete(&request("x"), CancellationToken::new())
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("upstream overloaded"), "{err}");
+
+    let cancel = CancellationToken::new();
+    let stopper = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        stopper.cancel();
+    });
+    let err = provider.complete(&request("x"), cancel).await.unwrap_err();
+    assert!(matches!(err, LlmError::Cancelled), "{err}");
+}
