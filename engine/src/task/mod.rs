@@ -17,6 +17,8 @@ mod observe;
 mod permits;
 mod record;
 mod state;
+#[cfg(test)]
+mod tests;
 
 pub use contract::{Classification, classify};
 pub use error::TaskError;
