@@ -17,7 +17,7 @@ use super::{Receipt, Revision};
 pub struct LedgerEntry {
     /// Its position in the run (1, 2, ...).
     pub seq: u64,
-    /// The step key that made the call (`edit`, `edit/coder#1`, `verify[0]`).
+    /// The step key that made the call (`edit`, `edit/worker#1`, `verify[0]`).
     pub step: String,
     /// The receipt.
     pub receipt: Receipt,
@@ -62,7 +62,7 @@ pub struct CheckRun {
 pub struct WorkerReport {
     /// Its position in the ledger.
     pub seq: u64,
-    /// Who reported: the step key without its call number (`edit/coder`).
+    /// Who reported: the step key without its call number (`edit/worker`).
     pub by: String,
     /// `done`, `needs_context` or `blocked`.
     pub status: String,

@@ -41,7 +41,7 @@ fn write(task: &TaskHandle, root: &std::path::Path, path: &str, content: &str) {
         ..ReceiptFacts::default()
     };
     task.observe(
-        "edit/coder#1",
+        "edit/worker#1",
         &receipt(
             "replace_file",
             Phase::Edit,
