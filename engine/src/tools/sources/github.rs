@@ -208,14 +208,7 @@ impl Tool for GithubPullRequest {
         ctx: &ToolContext,
         call: PreparedCall,
     ) -> Result<ToolOutput, ToolError> {
-        let target =
-            *call
-                .payload
-                .downcast::<Target>()
-                .map_err(|_| ToolError::InvalidArguments {
-                    tool: NAME.to_string(),
-                    reason: "the prepared call was not prepared by this tool".to_string(),
-                })?;
+        let target = call.into_payload::<Target>()?;
         let token = self.var(TOKEN_VAR).map(SecretString::from);
         let client = client(token.as_ref())?;
         let fetch = async {
