@@ -174,6 +174,18 @@ pub fn open_store(root: &Path) -> Result<Store, u8> {
     })
 }
 
+/// The project root (`--project` or the current directory) and its store, printing
+/// the error: an unusable directory is invalid input, a store that cannot be
+/// opened an internal error.
+pub fn project_store(project: Option<&Path>) -> Result<(PathBuf, Store), u8> {
+    let root = project_root(project).map_err(|e| {
+        eprintln!("error: {e}");
+        exit::INVALID
+    })?;
+    let store = open_store(&root)?;
+    Ok((root, store))
+}
+
 /// An executor for the project: every tool (the project's checks resolved once
 /// and frozen for the run), approvals as the options say, the base process
 /// environment, checkpoints for every write, and child recipes planned by

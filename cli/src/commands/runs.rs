@@ -10,7 +10,7 @@ use protoflow_engine::events::RunStatus;
 use protoflow_engine::graph::format_ms;
 use serde_json::json;
 
-use super::run::{open_store, project_root};
+use super::run::project_store;
 use crate::exit;
 
 /// List past runs.
@@ -50,15 +50,8 @@ pub fn utc(ms: u64) -> String {
 
 /// Runs the command; returns the exit code.
 pub fn run(args: &RunsArgs) -> u8 {
-    let root = match project_root(args.project.as_deref()) {
-        Ok(root) => root,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::INVALID;
-        }
-    };
-    let store = match open_store(&root) {
-        Ok(store) => store,
+    let (root, store) = match project_store(args.project.as_deref()) {
+        Ok(opened) => opened,
         Err(code) => return code,
     };
     let runs = match store.runs(args.limit) {
