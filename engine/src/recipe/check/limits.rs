@@ -125,7 +125,8 @@ pub(super) fn duration(ctx: &mut Ctx<'_>, text: &str, bound: Bound, ptr: &str) -
     Some(d)
 }
 
-pub(super) fn over_ceiling(name: &str, v: u64, ceiling: u64) -> Diagnostic {
+/// A written value over its engine ceiling.
+fn over_ceiling(name: &str, v: u64, ceiling: u64) -> Diagnostic {
     Diagnostic::new(
         "recipe::limit-over-ceiling",
         format!("`{name}` of {v} is over the engine ceiling of {ceiling}"),
