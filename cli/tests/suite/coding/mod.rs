@@ -5,5 +5,6 @@
 
 mod changes;
 mod contract;
+mod resume;
 pub mod fixtures;
 mod verification;
