@@ -4,6 +4,7 @@
 
 mod canary;
 mod corrections;
+mod continuations;
 mod delegation;
 mod http;
 mod memory;

@@ -157,7 +157,8 @@ fn apply_overrides(
             windows,
             read_chars,
             corrections,
-            output_tokens
+            output_tokens,
+            continuations
         );
         role.limits = Some(limits);
     }
