@@ -57,7 +57,7 @@ pub(crate) fn resolve(session: &Session, delegates: &[Delegate]) -> Vec<OfferedD
         .iter()
         .filter_map(|d| {
             let role = session.roles.get(&d.role)?.clone();
-            if !role.enabled {
+            if !role_enabled(&role, &session.data).ok()? {
                 return None;
             }
             let authority = worker_authority(
@@ -73,6 +73,29 @@ pub(crate) fn resolve(session: &Session, delegates: &[Delegate]) -> Vec<OfferedD
             })
         })
         .collect()
+}
+
+/// Whether a role is on for this run: fixed in the recipe, or its `enabled`
+/// expression evaluated over the run's inputs; why not, when it cannot be told.
+pub(crate) fn role_enabled(
+    role: &crate::recipe::ResolvedRole,
+    data: &Value,
+) -> Result<bool, String> {
+    if !role.enabled {
+        return Ok(false);
+    }
+    let Some(expr) = &role.enabled_when else {
+        return Ok(true);
+    };
+    let inputs = json!({ "inputs": data.get("inputs").cloned().unwrap_or(Value::Null) });
+    crate::graph::template::Templates::new()
+        .condition(expr, &crate::graph::template::Data::from_json(&inputs))
+        .map_err(|e| {
+            format!(
+                "`enabled: {expr}` of role `{}` could not be evaluated: {e}",
+                role.key
+            )
+        })
 }
 
 /// A worker's authority: its own tools and capabilities, narrowed by the recipe's
@@ -190,7 +213,8 @@ pub(crate) async fn run_worker(
     if state.continuations.len() <= index {
         state.continuations.resize(index + 1, (false, 0));
     }
-    state.continuations[index].0 = matches!(&result, Ok(r) if r.status == AgentStatus::NeedsContext);
+    state.continuations[index].0 =
+        matches!(&result, Ok(r) if r.status == AgentStatus::NeedsContext);
     let result = match result {
         Ok(result) => result,
         Err(e @ (AgentError::Budget(_) | AgentError::Canceled)) => return Err(e),

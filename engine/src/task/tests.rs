@@ -280,7 +280,11 @@ fn a_rebuild_from_the_stored_receipts_restores_plan_freeze_repairs_and_verdict()
     live.permits("replace_file", &json!({"path": "a.py"}), Phase::Edit)
         .unwrap();
     std::fs::write(dir.path().join("a.py"), "x = 2\n").unwrap();
-    keep(&live, "edit/worker#1", write_receipt(Phase::Edit, "x = 1\n", "x = 2\n"));
+    keep(
+        &live,
+        "edit/worker#1",
+        write_receipt(Phase::Edit, "x = 1\n", "x = 2\n"),
+    );
     let failed = receipt(
         "run_check",
         Phase::Verify,
@@ -297,7 +301,11 @@ fn a_rebuild_from_the_stored_receipts_restores_plan_freeze_repairs_and_verdict()
     live.permits("replace_file", &json!({"path": "a.py"}), Phase::Repair)
         .unwrap();
     std::fs::write(dir.path().join("a.py"), "x = 3\n").unwrap();
-    keep(&live, "edit/worker#2", write_receipt(Phase::Repair, "x = 2\n", "x = 3\n"));
+    keep(
+        &live,
+        "edit/worker#2",
+        write_receipt(Phase::Repair, "x = 2\n", "x = 3\n"),
+    );
 
     let resumed = with_unit_check(dir.path());
     setup(&resumed);

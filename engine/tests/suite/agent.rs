@@ -3,9 +3,10 @@
 //! speaking the OpenAI and Anthropic wire formats.
 
 mod canary;
-mod corrections;
 mod continuations;
+mod corrections;
 mod delegation;
+mod enabled;
 mod http;
 mod memory;
 mod scripted;

@@ -5,6 +5,6 @@
 
 mod changes;
 mod contract;
-mod resume;
 pub mod fixtures;
+mod resume;
 mod verification;

@@ -45,7 +45,10 @@ fn a_run_killed_after_the_plan_and_the_first_write_resumes_within_the_frozen_pla
     let mut first = plan_calc();
     first.extend(vec![
         expecting(
-            call("coder", json!({"task": "In calc.py, make add return the sum."})),
+            call(
+                "coder",
+                json!({"task": "In calc.py, make add return the sum."}),
+            ),
             "Task record",
         ),
         call(
@@ -137,7 +140,11 @@ fn a_run_killed_after_the_plan_and_the_first_write_resumes_within_the_frozen_pla
     let c = completion(&report);
     assert_eq!(c["status"], "satisfied", "{c:#}");
     assert_eq!(c["verification"], "passed");
-    assert_eq!(c["selected_checks"], json!([PY_CHECK]), "the checks were kept");
+    assert_eq!(
+        c["selected_checks"],
+        json!([PY_CHECK]),
+        "the checks were kept"
+    );
     assert_eq!(counted(c), vec!["python:unittest:passed"]);
     // Evidence of the first execution counts: its baseline and its first write.
     // (The baseline step, failed-but-allowed, is evaluated again on resume: the

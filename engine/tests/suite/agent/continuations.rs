@@ -91,7 +91,10 @@ async fn a_worker_that_ran_out_of_turns_is_continued_at_most_twice() {
     let (report, _) = project.run(&recipe("{}"), provider).await;
     let work = step(&report, "work");
     assert_eq!(work.status.to_string(), "succeeded", "{:?}", work.reason);
-    assert_eq!(report.budget.used.children, 3, "one call and two continuations");
+    assert_eq!(
+        report.budget.used.children, 3,
+        "one call and two continuations"
+    );
     for f in ["a.txt", "b.txt", "c.txt"] {
         assert!(project.read(f).is_some(), "{f}");
     }
