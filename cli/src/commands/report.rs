@@ -9,7 +9,7 @@ use clap::Args;
 use crate::{out, outln};
 use protoflow_engine::graph::RunReport;
 
-use super::run::{open_store, project_root, summary};
+use super::run::{project_store, summary};
 use crate::exit;
 
 /// Print a run's report.
@@ -31,15 +31,8 @@ pub struct ReportArgs {
 
 /// Runs the command; returns the exit code.
 pub fn run(args: &ReportArgs) -> u8 {
-    let root = match project_root(args.project.as_deref()) {
-        Ok(root) => root,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::INVALID;
-        }
-    };
-    let store = match open_store(&root) {
-        Ok(store) => store,
+    let (_root, store) = match project_store(args.project.as_deref()) {
+        Ok(opened) => opened,
         Err(code) => return code,
     };
     let record = match store.run(&args.run_id) {

@@ -13,7 +13,7 @@ use protoflow_engine::llm;
 
 use super::run::{
     ModelArgs, OutputArgs, cancel_on_signals, executor_with_provider, finish, listeners,
-    open_store, project_root, runtime,
+    project_store, runtime,
 };
 use crate::approval::ApprovalArgs;
 use crate::exit;
@@ -42,15 +42,8 @@ pub struct ResumeArgs {
 
 /// Runs the command; returns the exit code.
 pub fn run(args: &ResumeArgs) -> u8 {
-    let root = match project_root(args.project.as_deref()) {
-        Ok(root) => root,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::INVALID;
-        }
-    };
-    let store = match open_store(&root) {
-        Ok(store) => store,
+    let (root, store) = match project_store(args.project.as_deref()) {
+        Ok(opened) => opened,
         Err(code) => return code,
     };
     let (listeners, view) = match listeners(&args.output) {

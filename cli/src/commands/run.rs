@@ -85,7 +85,7 @@ fn needs_model(recipe: &protoflow_engine::recipe::Recipe) -> bool {
 
 /// The model provider for a plan: `None` when it has no agent steps; the provider's
 /// error (saying how to configure one) when it needs a model and none resolves.
-pub fn agent_provider(
+fn agent_provider(
     recipe: &protoflow_engine::recipe::Recipe,
     model: &ModelArgs,
 ) -> Result<Option<Arc<dyn Provider>>, String> {
@@ -167,11 +167,23 @@ pub fn project_root(project: Option<&Path>) -> Result<PathBuf, String> {
 }
 
 /// Opens the project's store, printing the error.
-pub fn open_store(root: &Path) -> Result<Store, u8> {
+fn open_store(root: &Path) -> Result<Store, u8> {
     Store::open_project(root).map_err(|e| {
         eprintln!("error: {e}");
         exit::INTERNAL
     })
+}
+
+/// The project root (`--project` or the current directory) and its store, printing
+/// the error: an unusable directory is invalid input, a store that cannot be
+/// opened an internal error.
+pub fn project_store(project: Option<&Path>) -> Result<(PathBuf, Store), u8> {
+    let root = project_root(project).map_err(|e| {
+        eprintln!("error: {e}");
+        exit::INVALID
+    })?;
+    let store = open_store(&root)?;
+    Ok((root, store))
 }
 
 /// An executor for the project: every tool (the project's checks resolved once
