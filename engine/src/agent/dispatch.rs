@@ -243,6 +243,9 @@ pub(crate) async fn dispatch(
             invoke_tool(session, job, state, &tool, args, &authority).await
         }
         Target::Delegate(index) => {
+            if let Some(refusal) = delegate::count_continuation(offer, state, index) {
+                return Ok(CallOutcome::error(refusal));
+            }
             if let Some(refusal) = delegate::count_call(offer, state, index) {
                 return Ok(CallOutcome::error(refusal));
             }

@@ -43,6 +43,10 @@ pub const DEFAULT_TURNS_PER_WINDOW: u32 = 10;
 pub const DEFAULT_WINDOWS: u32 = 3;
 /// Default correction allowance per inference.
 pub const DEFAULT_CORRECTIONS: u32 = 2;
+/// Default continuations of a worker that ran out of turns, per controller attempt.
+pub const DEFAULT_CONTINUATIONS: u32 = 2;
+/// The hard ceiling on a role's `limits.continuations`.
+pub const MAX_CONTINUATIONS: u32 = 8;
 
 /// What the loop tracks besides the conversation.
 #[derive(Debug, Default)]
@@ -54,6 +58,9 @@ pub(crate) struct LoopState {
     pub delegate_calls: Vec<u32>,
     /// Delegations started (numbers the workers' receipt scopes).
     pub delegations: u32,
+    /// Per delegate (by offer index): whether its last call ended
+    /// `needs_context`, and how many times it was continued after one.
+    pub continuations: Vec<(bool, u32)>,
     corrections: u32,
     output_corrections: u32,
     unparseable: u32,

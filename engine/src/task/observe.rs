@@ -21,6 +21,11 @@ fn tail(text: &str, chars: usize) -> String {
     text.chars().skip(count.saturating_sub(chars)).collect()
 }
 
+/// The end of a check's output kept for a repair (on its receipt, too).
+pub fn output_tail(stdout: &str, stderr: &str) -> String {
+    tail(&format!("{stdout}{stderr}"), TAIL_CHARS)
+}
+
 fn text_of(value: Option<&Value>, key: &str) -> String {
     value
         .and_then(|v| v.get(key))
@@ -60,10 +65,17 @@ impl TaskHandle {
             let id = str_of("check_id").unwrap_or_default();
             let requested = str_of("phase").unwrap_or_default();
             let final_check = receipt.phase == Phase::Verify && requested == "verify";
+            // The snapshot taken when the check started; a receipt replayed by a
+            // resumed run carries it itself.
             let inputs = detail
                 .get("snapshot_id")
                 .and_then(Value::as_u64)
                 .and_then(|n| state.snapshots.remove(&n))
+                .or_else(|| {
+                    detail
+                        .get("inputs")
+                        .and_then(|v| serde_json::from_value(v.clone()).ok())
+                })
                 .unwrap_or_default();
             let status = if receipt.status == ReceiptStatus::Executed {
                 str_of("status").unwrap_or_else(|| "incomplete".into())
@@ -73,13 +85,16 @@ impl TaskHandle {
                     .and_then(|v| v.as_str().map(String::from))
                     .unwrap_or_default()
             };
-            let output = format!("{}{}", text_of(value, "stdout"), text_of(value, "stderr"));
+            let output_tail = match value {
+                Some(_) => output_tail(&text_of(value, "stdout"), &text_of(value, "stderr")),
+                None => text_of(Some(detail), "output_tail"),
+            };
             let run = CheckRun {
                 tests_executed: detail.get("tests_executed").and_then(Value::as_u64),
                 exit_code: receipt.facts.exit_code,
                 round: state.round,
                 inputs,
-                output_tail: tail(&output, TAIL_CHARS),
+                output_tail,
                 id: id.clone(),
                 requested_phase: requested,
                 final_check,

@@ -72,6 +72,41 @@ fn final_check(task: &TaskHandle, status: ReceiptStatus, outcome: &str) {
     );
 }
 
+fn unit_check() -> crate::checks::CheckSpec {
+    crate::checks::CheckSpec {
+        id: "unit".into(),
+        argv: vec!["true".into()],
+        cwd: ".".into(),
+        env: Default::default(),
+        paths: crate::checks::DependencyPaths {
+            patterns: vec!["**/*.py".into()],
+            files: vec![],
+            truncated: false,
+            limit: 10,
+        },
+        source: crate::checks::CheckSource::Discovered {
+            reason: "test".into(),
+        },
+        kind: crate::checks::CheckKind::Custom,
+        purpose: crate::checks::CheckPurpose::Test,
+        description: None,
+    }
+}
+
+/// A project whose only check is `unit`.
+fn with_unit_check(root: &std::path::Path) -> TaskHandle {
+    let (checks, _) = crate::checks::CheckSet::from_unique(vec![unit_check()]);
+    let discovery = crate::checks::Discovery {
+        root: root.to_path_buf(),
+        config_file: None,
+        checks,
+        notes: vec![],
+        skipped: vec![],
+        walk_truncated: false,
+    };
+    TaskHandle::new(root.to_path_buf(), Some(std::sync::Arc::new(discovery)), 2)
+}
+
 fn planned(dir: &tempfile::TempDir) -> TaskHandle {
     let task = TaskHandle::new(dir.path().to_path_buf(), None, 2);
     task.setup(
@@ -162,24 +197,7 @@ fn a_passing_check_goes_stale_when_a_changed_file_moves_on() {
     let dir = tempfile::tempdir().unwrap();
     let task = planned(&dir);
     write(&task, dir.path(), "a.py", "x = 2\n");
-    let snapshot = task.begin_check(&crate::checks::CheckSpec {
-        id: "unit".into(),
-        argv: vec!["true".into()],
-        cwd: ".".into(),
-        env: Default::default(),
-        paths: crate::checks::DependencyPaths {
-            patterns: vec!["**/*.py".into()],
-            files: vec![],
-            truncated: false,
-            limit: 10,
-        },
-        source: crate::checks::CheckSource::Discovered {
-            reason: "test".into(),
-        },
-        kind: crate::checks::CheckKind::Custom,
-        purpose: crate::checks::CheckPurpose::Test,
-        description: None,
-    });
+    let snapshot = task.begin_check(&unit_check());
     let facts = ReceiptFacts {
         exit_code: Some(0),
         detail: json!({"check_id": "unit", "phase": "verify", "status": "passed", "tests_executed": 3, "snapshot_id": snapshot}),
@@ -201,4 +219,118 @@ fn a_passing_check_goes_stale_when_a_changed_file_moves_on() {
     let verdict = task.completion();
     assert_eq!(verdict.verification, Verification::Stale);
     assert!(!verdict.applied);
+}
+
+#[test]
+fn a_rebuild_from_the_stored_receipts_restores_plan_freeze_repairs_and_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let setup = |task: &TaskHandle| {
+        task.setup(
+            &serde_json::from_value(json!({"request": "{{ inputs.task }}"})).unwrap(),
+            &json!({"task": "fix it"}),
+        );
+    };
+    std::fs::write(dir.path().join("a.py"), "x = 1\n").unwrap();
+    let live = with_unit_check(dir.path());
+    setup(&live);
+    let mut stored: Vec<(String, Receipt)> = Vec::new();
+    let mut keep = |task: &TaskHandle, step: &str, mut r: Receipt| {
+        // What `tools::invoke` stamps on every receipt of an active task.
+        let round = task.round_stamp().unwrap();
+        if r.facts.detail.is_null() {
+            r.facts.detail = json!({});
+        }
+        r.facts.detail[super::ROUND_KEY] = json!(round);
+        task.observe(step, &r, None);
+        stored.push((step.to_string(), r));
+    };
+    let plan_args = json!({"paths": ["a.py"], "criteria": ["x is 3"], "check_ids": ["unit"]});
+    live.plan(PlanRequest {
+        paths: Some(vec!["a.py".into()]),
+        criteria: Some(vec!["x is 3".into()]),
+        check_ids: Some(vec!["unit".into()]),
+        ..PlanRequest::default()
+    })
+    .unwrap();
+    keep(
+        &live,
+        "plan",
+        receipt(
+            "plan_task",
+            Phase::Edit,
+            ReceiptStatus::Executed,
+            plan_args,
+            ReceiptFacts::default(),
+        ),
+    );
+    let write_receipt = |phase: Phase, before: &str, after: &str| {
+        receipt(
+            "replace_file",
+            phase,
+            ReceiptStatus::Executed,
+            json!({"path": "a.py"}),
+            ReceiptFacts {
+                path: Some("a.py".into()),
+                revision_before: Some(revision_of(before.as_bytes())),
+                revision_after: Some(revision_of(after.as_bytes())),
+                ..ReceiptFacts::default()
+            },
+        )
+    };
+    live.permits("replace_file", &json!({"path": "a.py"}), Phase::Edit)
+        .unwrap();
+    std::fs::write(dir.path().join("a.py"), "x = 2\n").unwrap();
+    keep(
+        &live,
+        "edit/worker#1",
+        write_receipt(Phase::Edit, "x = 1\n", "x = 2\n"),
+    );
+    let failed = receipt(
+        "run_check",
+        Phase::Verify,
+        ReceiptStatus::Executed,
+        json!({"check_id": "unit", "phase": "verify"}),
+        ReceiptFacts {
+            exit_code: Some(1),
+            detail: json!({"check_id": "unit", "phase": "verify", "status": "failed",
+                           "tests_executed": 3, "output_tail": "AssertionError: 2 != 3"}),
+            ..ReceiptFacts::default()
+        },
+    );
+    keep(&live, "verify[0]", failed);
+    live.permits("replace_file", &json!({"path": "a.py"}), Phase::Repair)
+        .unwrap();
+    std::fs::write(dir.path().join("a.py"), "x = 3\n").unwrap();
+    keep(
+        &live,
+        "edit/worker#2",
+        write_receipt(Phase::Repair, "x = 2\n", "x = 3\n"),
+    );
+
+    let resumed = with_unit_check(dir.path());
+    setup(&resumed);
+    resumed.rebuild(&stored, None);
+    let (a, b) = (live.record(), resumed.record());
+    assert_eq!(b.plan, a.plan, "the plan is restored");
+    assert_eq!(b.checks.selected, vec!["unit"]);
+    assert_eq!(b.frozen_by, a.frozen_by);
+    assert_eq!(b.repairs, (1, 2), "the repair round is restored");
+    assert_eq!(b.editing, "open", "the repair round reopened editing");
+    assert!(
+        b.last_failure.as_deref().unwrap().contains("2 != 3"),
+        "the measured failure is restored: {b:?}"
+    );
+    assert!(
+        resumed
+            .plan(PlanRequest {
+                check_ids: Some(vec![]),
+                ..PlanRequest::default()
+            })
+            .is_err(),
+        "the plan stays frozen"
+    );
+    let (va, vb) = (live.completion(), resumed.completion());
+    assert_eq!(vb.applied, va.applied);
+    assert_eq!(vb.verification, va.verification);
+    assert_eq!(vb.repairs, va.repairs);
 }

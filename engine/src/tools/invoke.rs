@@ -62,9 +62,20 @@ impl Recorder<'_> {
         result: Result<Value, ToolError>,
     ) -> Invocation {
         let redactor = &self.ctx.redactor;
+        let mut detail = redactor.redact_value(&facts.detail);
+        // The task's repair round the call ran in: a resumed run rebuilds the
+        // task state from its receipts alone (`TaskHandle::rebuild`).
+        if let Some(round) = self.ctx.task.as_ref().and_then(|t| t.round_stamp()) {
+            if detail.is_null() {
+                detail = Value::Object(serde_json::Map::new());
+            }
+            if let Some(map) = detail.as_object_mut() {
+                map.insert(crate::task::ROUND_KEY.into(), Value::from(round));
+            }
+        }
         let facts = ReceiptFacts {
             path: facts.path.map(|p| redactor.redact_str(&p).into_owned()),
-            detail: redactor.redact_value(&facts.detail),
+            detail,
             ..facts
         };
         Invocation {

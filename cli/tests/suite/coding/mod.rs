@@ -6,4 +6,5 @@
 mod changes;
 mod contract;
 pub mod fixtures;
+mod resume;
 mod verification;

@@ -64,3 +64,26 @@ fn a_denied_approval_stops_the_run_without_a_repair() {
     );
     assert_eq!(read(&ran, "calc.py"), BUGGY_CALC);
 }
+
+#[test]
+fn the_tester_is_turned_off_by_an_input() {
+    let mut turns = plan_calc();
+    // The architect reaches for the tester: with `tester=false` it is not offered.
+    turns.push(call(
+        "tester",
+        json!({"task": "Pin add(2, 3) == 5 in a test."}),
+    ));
+    let mut edit = delegated_edit("calc.py", "return a - b", "return a + b", &rev(BUGGY_CALC));
+    edit[0] = expecting(edit[0].clone(), "there is no tool named `tester`");
+    turns.extend(edit);
+    let (ran, report) = run_coding(
+        python_project(BUGGY_CALC),
+        "Fix add in calc.py",
+        turns,
+        &["--approve", "writes", "--input", "tester=false"],
+        0,
+    );
+    let c = completion(&report);
+    assert_eq!(c["status"], "satisfied", "{c:#}");
+    assert_eq!(read(&ran, "calc.py"), FIXED_CALC);
+}
