@@ -4,7 +4,9 @@
 //! (see `exit.rs`). Each subcommand lives in `commands/<name>.rs`.
 
 mod approval;
+mod asker;
 mod commands;
+mod completion_view;
 mod diagnostics;
 mod exit;
 mod output;
@@ -48,6 +50,8 @@ enum Command {
     Report(commands::report::ReportArgs),
     /// Continue an interrupted run without replaying uncertain effects.
     Resume(commands::resume::ResumeArgs),
+    /// Evaluate a recipe and a model on cases with an oracle (solved, false completions).
+    Eval(commands::eval::EvalArgs),
     /// List the project's checks: configured or discovered, and why.
     Checks(commands::checks::ChecksArgs),
     /// List the latest file changes protoflow made (checkpoints).
@@ -80,6 +84,7 @@ fn main() -> ExitCode {
         Command::Runs(args) => commands::runs::run(args),
         Command::Report(args) => commands::report::run(args),
         Command::Resume(args) => commands::resume::run(args),
+        Command::Eval(args) => commands::eval::run(args),
         Command::Checks(args) => diagnostics::report_result(commands::checks::run_args(args)),
         Command::Checkpoints(args) => {
             diagnostics::report_result(commands::checkpoints::run(args.clone()))

@@ -7,6 +7,7 @@
 pub mod agent;
 pub mod builtins;
 pub mod checks;
+pub mod eval;
 pub mod events;
 pub mod evidence;
 pub mod findings;
@@ -16,4 +17,5 @@ pub mod policy;
 pub mod recipe;
 pub mod role;
 pub mod store;
+pub mod task;
 pub mod tools;

@@ -18,6 +18,8 @@ use protoflow_engine::tools::mcp::{
 };
 use serde_json::{Value, json};
 
+use super::undo::is_yes;
+
 /// Arguments of `protoflow mcp`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct McpArgs {
@@ -234,10 +236,7 @@ fn confirm(question: &str) -> Result<bool> {
         .lock()
         .read_line(&mut answer)
         .into_diagnostic()?;
-    Ok(matches!(
-        answer.trim().to_ascii_lowercase().as_str(),
-        "y" | "yes"
-    ))
+    Ok(is_yes(&answer))
 }
 
 fn untrust(project: &Path) -> Result<()> {

@@ -3,6 +3,7 @@
 pub mod checkpoints;
 pub mod checks;
 pub mod doctor;
+pub mod eval;
 pub mod graph;
 pub mod mcp;
 pub mod recipes;

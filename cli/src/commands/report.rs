@@ -9,7 +9,7 @@ use clap::Args;
 use crate::{out, outln};
 use protoflow_engine::graph::RunReport;
 
-use super::run::{open_existing_store, project_root, summary};
+use super::run::{existing_project_store, summary};
 use crate::exit;
 
 /// Print a run's report.
@@ -31,16 +31,9 @@ pub struct ReportArgs {
 
 /// Runs the command; returns the exit code.
 pub fn run(args: &ReportArgs) -> u8 {
-    let root = match project_root(args.project.as_deref()) {
-        Ok(root) => root,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::INVALID;
-        }
-    };
-    let store = match open_existing_store(&root) {
-        Ok(Some(store)) => store,
-        Ok(None) => {
+    let (_root, store) = match existing_project_store(args.project.as_deref()) {
+        Ok((root, Some(store))) => (root, store),
+        Ok((root, None)) => {
             eprintln!(
                 "error: no run `{}` in this project's store (there are no runs in {})",
                 args.run_id,

@@ -24,10 +24,12 @@ use protoflow_engine::store::{DB_DIR, Store};
 use protoflow_engine::tools::fs::CheckpointStore;
 use protoflow_engine::tools::process::base_process_env;
 use protoflow_engine::tools::project_registry;
+use protoflow_engine::tools::task::AskUser;
 use tokio_util::sync::CancellationToken;
 
 use super::run_output;
 use crate::approval::ApprovalArgs;
+use crate::asker::TerminalAsker;
 use crate::exit;
 use crate::plan_source::{LoadFailure, load_plan};
 use crate::progress::LiveView;
@@ -83,7 +85,7 @@ fn needs_model(recipe: &protoflow_engine::recipe::Recipe) -> bool {
 
 /// The model provider for a plan: `None` when it has no agent steps; the provider's
 /// error (saying how to configure one) when it needs a model and none resolves.
-pub fn agent_provider(
+fn agent_provider(
     recipe: &protoflow_engine::recipe::Recipe,
     model: &ModelArgs,
 ) -> Result<Option<Arc<dyn Provider>>, String> {
@@ -165,20 +167,28 @@ pub fn project_root(project: Option<&Path>) -> Result<PathBuf, String> {
 }
 
 /// Opens the project's store, printing the error.
-pub fn open_store(root: &Path) -> Result<Store, u8> {
+fn open_store(root: &Path) -> Result<Store, u8> {
     Store::open_project(root).map_err(|e| {
         eprintln!("error: {e}");
         exit::INTERNAL
     })
 }
 
-/// The project's store when it has one (`Ok(None)`: no run was ever recorded
-/// here), without creating it; or the internal-error exit code.
-pub fn open_existing_store(root: &Path) -> Result<Option<Store>, u8> {
-    Store::open_existing_project(root).map_err(|e| {
+/// The project root (`--project` or the current directory) and its store for the
+/// commands that only read the history (`runs`, `report`, `resume`): the store
+/// only when the project has one (`None`: no run was ever recorded here), never
+/// creating it. An unusable directory is invalid input, a store that cannot be
+/// opened an internal error (both printed).
+pub fn existing_project_store(project: Option<&Path>) -> Result<(PathBuf, Option<Store>), u8> {
+    let root = project_root(project).map_err(|e| {
+        eprintln!("error: {e}");
+        exit::INVALID
+    })?;
+    let store = Store::open_existing_project(&root).map_err(|e| {
         eprintln!("error: {e}");
         exit::INTERNAL
-    })
+    })?;
+    Ok((root, store))
 }
 
 /// An executor for the project: every tool (the project's checks resolved once
@@ -213,8 +223,14 @@ pub fn executor_with_provider(
         eprintln!("error: {e}");
         exit::INTERNAL
     })?;
-    let registry = Arc::new(project_registry(&root, Arc::new(discovery)));
+    let discovery = Arc::new(discovery);
+    let mut registry = project_registry(&root, Arc::clone(&discovery));
+    if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        registry.register(Arc::new(AskUser::new(Arc::new(TerminalAsker::default()))));
+    }
+    let registry = Arc::new(registry);
     let mut config = ExecutorConfig::new(store, root);
+    config.checks = Some(discovery);
     config.agents = provider.map(|provider| {
         Arc::new(ModelAgentRunner::new(provider, Some(Arc::clone(&registry))))
             as Arc<dyn AgentRunner>
@@ -358,6 +374,9 @@ pub fn summary(report: &RunReport) -> String {
     text.push_str(&run_output::gate_lines(report));
     for problem in &report.problems {
         text.push_str(&format!("  - {problem}\n"));
+    }
+    if let Some(completion) = &report.completion {
+        text.push_str(&crate::completion_view::render(completion));
     }
     text.push_str(&format!(
         "  report: protoflow report {} --markdown\n",

@@ -10,7 +10,8 @@ use protoflow_engine::events::RunStatus;
 use protoflow_engine::graph::format_ms;
 use serde_json::json;
 
-use super::run::{open_existing_store, project_root};
+use super::checkpoints::format_utc;
+use super::run::existing_project_store;
 use crate::exit;
 
 /// List past runs.
@@ -27,47 +28,20 @@ pub struct RunsArgs {
     pub json: bool,
 }
 
-/// `2026-11-30 09:07:11` (UTC) from milliseconds since the epoch.
-pub fn utc(ms: u64) -> String {
-    let secs = ms / 1_000;
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
-        rem / 3_600,
-        (rem % 3_600) / 60,
-        rem % 60
-    )
-}
-
 /// Runs the command; returns the exit code.
 pub fn run(args: &RunsArgs) -> u8 {
-    let root = match project_root(args.project.as_deref()) {
-        Ok(root) => root,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return exit::INVALID;
-        }
-    };
-    let runs = match open_existing_store(&root) {
-        Ok(Some(store)) => match store.runs(args.limit) {
-            Ok(runs) => runs,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return exit::INTERNAL;
-            }
-        },
-        // No store: no runs, and nothing is created.
-        Ok(None) => Vec::new(),
+    let (root, store) = match existing_project_store(args.project.as_deref()) {
+        Ok(opened) => opened,
         Err(code) => return code,
+    };
+    let runs = match store.map(|store| store.runs(args.limit)) {
+        Some(Ok(runs)) => runs,
+        // No store: no runs, and nothing is created.
+        None => Vec::new(),
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            return exit::INTERNAL;
+        }
     };
     if args.json {
         let rows: Vec<_> = runs
@@ -113,7 +87,7 @@ pub fn run(args: &RunsArgs) -> u8 {
             r.id,
             r.recipe_name,
             status,
-            utc(r.started_at_ms),
+            format_utc(r.started_at_ms),
             duration
         );
     }

@@ -1,5 +1,7 @@
 mod adversarial;
 mod agent;
+mod coding;
+mod eval;
 mod harness;
 mod lang;
 mod research;

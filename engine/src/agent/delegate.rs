@@ -7,7 +7,10 @@
 //! (never wider than either). It shares the run's budget (each call is charged as a
 //! child), cannot delegate further (depth 1), runs one at a time (the loop
 //! dispatches calls in order: concurrency 1), and is bounded per attempt by the
-//! delegate's `max_calls`. The worker's answer, status and receipts come back to
+//! delegate's `max_calls`. A worker whose call ended `needs_context` (it ran out
+//! of turns while making progress) may be called again — a continuation — at most
+//! its role's `limits.continuations` times (default 2) per controller attempt,
+//! within the same task record and budget. The worker's answer, status and receipts come back to
 //! the controller as the tool result; its receipts are recorded under
 //! `<step>/<tool>#<n>`. Tool-only workers have no conversation: their tools are
 //! offered directly (see `offer.rs`) and only counted here.
@@ -16,11 +19,11 @@ use indexmap::IndexMap;
 use serde_json::{Value, json};
 
 use super::AgentError;
-use super::inference::{LoopState, run_job};
+use super::inference::{DEFAULT_CONTINUATIONS, LoopState, MAX_CONTINUATIONS, run_job};
 use super::offer::{Offer, OfferedDelegate};
 use super::session::{Job, Session};
 use crate::events::EventKind;
-use crate::graph::{Exhaustion, Resource};
+use crate::graph::{AgentStatus, Exhaustion, Resource};
 use crate::policy::{Authority, AuthorityLayers};
 use crate::recipe::Delegate;
 use crate::role::RoleKind;
@@ -41,11 +44,20 @@ pub(crate) fn exhausted(_session: &Session, job: &Job, exhaustion: &Exhaustion) 
 /// The delegates of a controller, resolved against the recipe's roles, each with
 /// its worker authority. Disabled or unknown roles are not offered.
 pub(crate) fn resolve(session: &Session, delegates: &[Delegate]) -> Vec<OfferedDelegate> {
+    // A ceiling that denies delegation (a recipe's, or a request contract's)
+    // offers no delegate at all.
+    if session
+        .ceiling
+        .get(&crate::policy::Capability::RoleDelegate)
+        == Some(&crate::policy::Decision::Deny)
+    {
+        return Vec::new();
+    }
     delegates
         .iter()
         .filter_map(|d| {
             let role = session.roles.get(&d.role)?.clone();
-            if !role.enabled {
+            if !role_enabled(&role, &session.data).ok()? {
                 return None;
             }
             let authority = worker_authority(
@@ -61,6 +73,29 @@ pub(crate) fn resolve(session: &Session, delegates: &[Delegate]) -> Vec<OfferedD
             })
         })
         .collect()
+}
+
+/// Whether a role is on for this run: fixed in the recipe, or its `enabled`
+/// expression evaluated over the run's inputs; why not, when it cannot be told.
+pub(crate) fn role_enabled(
+    role: &crate::recipe::ResolvedRole,
+    data: &Value,
+) -> Result<bool, String> {
+    if !role.enabled {
+        return Ok(false);
+    }
+    let Some(expr) = &role.enabled_when else {
+        return Ok(true);
+    };
+    let inputs = json!({ "inputs": data.get("inputs").cloned().unwrap_or(Value::Null) });
+    crate::graph::template::Templates::new()
+        .condition(expr, &crate::graph::template::Data::from_json(&inputs))
+        .map_err(|e| {
+            format!(
+                "`enabled: {expr}` of role `{}` could not be evaluated: {e}",
+                role.key
+            )
+        })
 }
 
 /// A worker's authority: its own tools and capabilities, narrowed by the recipe's
@@ -93,6 +128,40 @@ pub(crate) fn count_call(offer: &Offer, state: &mut LoopState, index: usize) -> 
         ));
     }
     state.delegate_calls[index] += 1;
+    None
+}
+
+/// Counts a continuation when delegate `index`'s last call ended `needs_context`
+/// (it ran out of turns while making progress); the refusal text when the worker
+/// was already continued `limits.continuations` times in this attempt.
+pub(crate) fn count_continuation(
+    offer: &Offer,
+    state: &mut LoopState,
+    index: usize,
+) -> Option<String> {
+    let offered = &offer.delegates[index];
+    let bound = offered
+        .role
+        .role
+        .limits
+        .as_ref()
+        .and_then(|l| l.continuations)
+        .unwrap_or(DEFAULT_CONTINUATIONS)
+        .min(MAX_CONTINUATIONS);
+    if state.continuations.len() <= index {
+        state.continuations.resize(index + 1, (false, 0));
+    }
+    let (last_needs_context, used) = &mut state.continuations[index];
+    if !*last_needs_context {
+        return None;
+    }
+    if *used >= bound {
+        return Some(format!(
+            "`{}` ran out of turns again and was already continued {used} time(s) in this attempt (at most {bound}: the role's `limits.continuations`); do not delegate the rest again: finish with what was done and report what is left",
+            offered.delegate.tool
+        ));
+    }
+    *used += 1;
     None
 }
 
@@ -141,6 +210,11 @@ pub(crate) async fn run_worker(
         depth: job.depth + 1,
     };
     let result = run_job(session, worker).await;
+    if state.continuations.len() <= index {
+        state.continuations.resize(index + 1, (false, 0));
+    }
+    state.continuations[index].0 =
+        matches!(&result, Ok(r) if r.status == AgentStatus::NeedsContext);
     let result = match result {
         Ok(result) => result,
         Err(e @ (AgentError::Budget(_) | AgentError::Canceled)) => return Err(e),

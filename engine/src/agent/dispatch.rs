@@ -69,6 +69,13 @@ pub(crate) fn keep_receipt(job: &Job, state: &mut LoopState, receipt: Receipt) {
     state.receipts.push(receipt);
 }
 
+/// Shows a call the loop refused itself to the run's task state (its ledger).
+fn observe_refusal(session: &Session, job: &Job, receipt: &Receipt) {
+    if let Some(task) = &session.ctx.task {
+        task.observe(job.sink.step(), receipt, None);
+    }
+}
+
 fn charge_tool_call(session: &Session, job: &Job) -> Result<(), AgentError> {
     session
         .budget
@@ -94,7 +101,10 @@ pub(crate) async fn invoke_tool(
     authority: &Authority,
 ) -> Result<CallOutcome, AgentError> {
     if let Verdict::Deny(reason) = authority.decide(tool) {
-        let receipt = refusal_receipt(&session.ctx, tool, &args, ReceiptStatus::Denied, &reason);
+        let mut receipt =
+            refusal_receipt(&session.ctx, tool, &args, ReceiptStatus::Denied, &reason);
+        receipt.facts.detail = serde_json::json!({ "denied_by": "policy" });
+        observe_refusal(session, job, &receipt);
         keep_receipt(job, state, receipt);
         return Ok(CallOutcome::correction(format!(
             "`{tool}` is denied here: {reason}"
@@ -147,17 +157,35 @@ pub(crate) async fn dispatch(
     };
     let Some(target) = offer.target(name, &state.artifacts) else {
         let allowed = offer.names(&state.artifacts).join(", ");
-        let (status, reason) = match lookup(name) {
-            Some(_) => (
+        let contract = session
+            .ctx
+            .task
+            .as_ref()
+            .and_then(|t| t.contract_denial(name));
+        let (status, reason) = match (lookup(name), &contract) {
+            (Some(_), Some(why)) => (
+                ReceiptStatus::Denied,
+                format!("`{name}` is not allowed: {why}"),
+            ),
+            (Some(_), None) => (
                 ReceiptStatus::Denied,
                 format!("`{name}` is not among the tools allowed here"),
             ),
-            None => (
+            (None, _) => (
                 ReceiptStatus::Rejected,
                 format!("there is no tool named `{name}`"),
             ),
         };
-        let receipt = refusal_receipt(&session.ctx, name, &raw_args(), status, &reason);
+        let mut receipt = refusal_receipt(&session.ctx, name, &raw_args(), status, &reason);
+        if status == ReceiptStatus::Denied {
+            let by = if contract.is_some() {
+                "contract"
+            } else {
+                "policy"
+            };
+            receipt.facts.detail = serde_json::json!({ "denied_by": by });
+        }
+        observe_refusal(session, job, &receipt);
         keep_receipt(job, state, receipt);
         return Ok(CallOutcome::correction(format!(
             "{reason}. The tools you may call are: {}. Use one of these names exactly.",
@@ -215,6 +243,9 @@ pub(crate) async fn dispatch(
             invoke_tool(session, job, state, &tool, args, &authority).await
         }
         Target::Delegate(index) => {
+            if let Some(refusal) = delegate::count_continuation(offer, state, index) {
+                return Ok(CallOutcome::error(refusal));
+            }
             if let Some(refusal) = delegate::count_call(offer, state, index) {
                 return Ok(CallOutcome::error(refusal));
             }

@@ -11,6 +11,8 @@
 //! corrections (`output.corrections`) and unparseable replies
 //! (`settings.max_unparseable`) each have their own allowance; exhausting one ends
 //! the inference `failed` with the reason. Earlier edits are never undone here.
+//! When the run has an active task, its record is pinned to every request's
+//! system prompt (re-rendered each turn, so it survives eviction).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -41,6 +43,10 @@ pub const DEFAULT_TURNS_PER_WINDOW: u32 = 10;
 pub const DEFAULT_WINDOWS: u32 = 3;
 /// Default correction allowance per inference.
 pub const DEFAULT_CORRECTIONS: u32 = 2;
+/// Default continuations of a worker that ran out of turns, per controller attempt.
+pub const DEFAULT_CONTINUATIONS: u32 = 2;
+/// The hard ceiling on a role's `limits.continuations`.
+pub const MAX_CONTINUATIONS: u32 = 8;
 
 /// What the loop tracks besides the conversation.
 #[derive(Debug, Default)]
@@ -52,6 +58,9 @@ pub(crate) struct LoopState {
     pub delegate_calls: Vec<u32>,
     /// Delegations started (numbers the workers' receipt scopes).
     pub delegations: u32,
+    /// Per delegate (by offer index): whether its last call ended
+    /// `needs_context`, and how many times it was continued after one.
+    pub continuations: Vec<(bool, u32)>,
     corrections: u32,
     output_corrections: u32,
     unparseable: u32,
@@ -168,6 +177,13 @@ async fn run_turns(
             if session.ctx.cancel.is_cancelled() {
                 return Err(AgentError::Canceled);
             }
+            // Pinned context (the run's task record) is re-rendered for every
+            // request: it survives eviction because it is never a message.
+            let system = match session.ctx.task.as_ref().and_then(|t| t.pinned()) {
+                Some(pinned) if system.is_empty() => pinned,
+                Some(pinned) => format!("{system}\n\n{pinned}"),
+                None => system.clone(),
+            };
             let mut request = ChatRequest {
                 model: job.role.model.clone(),
                 system: (!system.is_empty()).then(|| system.clone()),

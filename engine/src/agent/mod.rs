@@ -33,7 +33,10 @@ pub use admission::{
 pub use artifacts::{Artifacts, DEFAULT_OFFLOAD_BYTES};
 pub use delegate::worker_authority;
 pub use error::AgentError;
-pub use inference::{DEFAULT_CORRECTIONS, DEFAULT_TURNS_PER_WINDOW, DEFAULT_WINDOWS};
+pub use inference::{
+    DEFAULT_CONTINUATIONS, DEFAULT_CORRECTIONS, DEFAULT_TURNS_PER_WINDOW, DEFAULT_WINDOWS,
+    MAX_CONTINUATIONS,
+};
 pub use offer::{FINAL_OUTPUT, Offer, OfferBuilder, READ_ARTIFACT};
 pub use profile::Profile;
 pub use prompt::{prompt_for_profile, render_system_prompt};

@@ -60,6 +60,17 @@ impl AgentRunner for ModelAgentRunner {
                 request.role.key
             ));
         }
+        match super::delegate::role_enabled(&request.role, &request.data) {
+            Ok(true) => {}
+            Ok(false) => {
+                return Err(format!(
+                    "role `{}` is disabled for this run (`enabled: {}`)",
+                    request.role.key,
+                    request.role.enabled_when.as_deref().unwrap_or("false")
+                ));
+            }
+            Err(e) => return Err(e),
+        }
         let authority = Authority::from_layers(AuthorityLayers {
             ceiling: &request.ceiling,
             role_tools: &role.tools,

@@ -72,17 +72,14 @@ pub enum ChecksError {
     #[diagnostic(transparent)]
     ConfigParse(Box<ConfigParseError>),
 
-    /// A YAML project config exists but no YAML loader was supplied.
-    ///
-    /// TODO(integration): YAML project config is wired by the recipe loader. The CLI must
-    /// pass `DiscoverOptions::yaml_loader` (the project's spanned YAML loader) to accept it.
-    #[error(
-        "YAML project config {path} is not supported by this build: YAML project config is wired by the recipe loader"
-    )]
+    /// A YAML project config exists but the caller supplied no YAML loader. The CLI
+    /// always supplies one (`recipe::load::project_discover_options`); an embedder
+    /// that calls discovery directly must pass `DiscoverOptions::yaml_loader`.
+    #[error("YAML project config {path} cannot be read: no YAML loader was given to discovery")]
     #[diagnostic(
         code(protoflow::checks::yaml_not_wired),
         help(
-            "use .protoflow/project.json for now, or call resolve_checks with DiscoverOptions::yaml_loader set"
+            "pass recipe::load::project_discover_options() (or set DiscoverOptions::yaml_loader), or use .protoflow/project.json"
         )
     )]
     YamlNotWired { path: PathBuf },

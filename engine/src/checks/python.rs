@@ -134,6 +134,19 @@ pub(crate) fn detect(root: &Path, inventory: &Inventory, findings: &mut Findings
         .copied()
         .filter(|file| !reachable(inventory, &start, file))
         .collect();
+    if unreachable.len() == files.len() {
+        // A check that can find none of the tests would only ever report an empty
+        // suite; proposing it would be noise, not evidence.
+        findings.skip(
+            UNITTEST_ID,
+            format!(
+                "none of the {} test file(s) would be found by unittest discovery from `{start}` (their directories lack __init__.py), e.g. {}",
+                files.len(),
+                files[0]
+            ),
+        );
+        return;
+    }
     if !unreachable.is_empty() {
         findings.notes.push(format!(
             "{} test file(s) sit in directories without __init__.py and will not be found by unittest discovery from `{start}`: {}",

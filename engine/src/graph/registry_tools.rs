@@ -2,7 +2,8 @@
 //! through `tools::invoke` (authority, argument schema, prepare, approval,
 //! execute, receipt).
 //!
-//! This adapter only maps the registry's `Invocation` to the step's terms: the
+//! Every receipt is shown to the run's task state (the ledger the completion
+//! guard judges). This adapter otherwise only maps the registry's `Invocation` to the step's terms: the
 //! value, the text a typed output is parsed from (a command's stdout), and
 //! whether the call counts as the step failing (a non-zero exit, a signal, the
 //! command's own timeout). It never decides authority: the call's [`Authority`]
@@ -81,6 +82,13 @@ impl ToolInvoker for RegistryTools {
             self.approver.as_ref(),
         )
         .await;
+        if let Some(task) = &call.ctx.task {
+            task.observe(
+                &call.step,
+                &invocation.receipt,
+                invocation.result.as_ref().ok(),
+            );
+        }
         let canceled = invocation.receipt.status == ReceiptStatus::Canceled
             || invocation
                 .result

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::{BudgetUse, Exhaustion};
 use crate::events::{RunStatus, StepStatus};
+use crate::evidence::completion::Completion;
 use crate::recipe::Limits;
 use crate::recipe::document::GateOutcome;
 
@@ -48,6 +49,10 @@ pub struct RunReport {
     /// The recipe's gates, evaluated over the finished run (in recipe order).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gates: Vec<GateReport>,
+    /// The completion guard's last verdict, when the run computed one (a recipe
+    /// step running the `completion` tool).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion: Option<Completion>,
 }
 
 /// One recipe gate at the end of a run.

@@ -148,7 +148,7 @@ impl Failure {
 }
 
 /// Installs rustls' `ring` provider once (reqwest is built without a default one).
-fn install_crypto_provider() {
+pub(super) fn install_crypto_provider() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         // An error means another provider is already installed: that one serves.

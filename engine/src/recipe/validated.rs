@@ -67,8 +67,10 @@ pub struct ResolvedRole {
     pub role: RoleDocument,
     /// A model for this role, when the recipe sets one.
     pub model: Option<String>,
-    /// Whether steps and delegations may use it.
+    /// Whether steps and delegations may use it (`false` only when fixed off).
     pub enabled: bool,
+    /// An expression over the inputs that decides `enabled` when the run starts.
+    pub enabled_when: Option<String>,
 }
 
 /// A validated step.

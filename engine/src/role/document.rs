@@ -113,6 +113,11 @@ pub struct RoleLimitsDocument {
     /// Output tokens reserved per model turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u32>,
+    /// As a delegated worker: how many times a controller may call it again (in
+    /// one controller attempt) after a call ended `needs_context` (it ran out of
+    /// turns while making progress). Default 2, at most 8.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continuations: Option<u32>,
 }
 
 impl RoleLimitsDocument {

@@ -192,6 +192,12 @@ static CATALOG: &[ToolSpec] = &[
         "Report a worker's outcome: done, needs_context or blocked.",
     ),
     spec(
+        "completion",
+        None,
+        E::Control,
+        "Judge the run's completion from its receipts and the files' revisions.",
+    ),
+    spec(
         "read_context_artifact",
         Some(C::TaskManage),
         E::Control,

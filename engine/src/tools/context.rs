@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::fs::CheckpointStore;
 use crate::policy::{Phase, Redactor};
+use crate::task::TaskHandle;
 
 /// The environment of one tool call. Built by the executor per step; tools only read it.
 #[derive(Debug, Clone)]
@@ -33,6 +34,9 @@ pub struct ToolContext {
     /// Secrets to keep out of receipts and results (by default: the credential
     /// variables of this process's environment).
     pub redactor: Arc<Redactor>,
+    /// The run's task state (`None` outside a run): its rules narrow writes and
+    /// checks, and the task tools read and update it.
+    pub task: Option<TaskHandle>,
 }
 
 impl ToolContext {
@@ -49,6 +53,7 @@ impl ToolContext {
             process_env: BTreeMap::new(),
             checkpoints: None,
             redactor: Arc::new(Redactor::from_process_env()),
+            task: None,
         }
     }
 }

@@ -4,6 +4,8 @@
 //! validation -> rejected; prepare -> rejected; approval (when the authority says
 //! `ask`) -> denied; execute -> executed / timed_out / canceled / failed. Every path
 //! returns a receipt with timing, redacted arguments and the tool's facts.
+//! The run's task state (when the context has one) is an authority layer too: the
+//! request contract and the plan's write scope, checked after the schema.
 //! It never prompts: approvals come from the given [`Approver`].
 
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -60,9 +62,20 @@ impl Recorder<'_> {
         result: Result<Value, ToolError>,
     ) -> Invocation {
         let redactor = &self.ctx.redactor;
+        let mut detail = redactor.redact_value(&facts.detail);
+        // The task's repair round the call ran in: a resumed run rebuilds the
+        // task state from its receipts alone (`TaskHandle::rebuild`).
+        if let Some(round) = self.ctx.task.as_ref().and_then(|t| t.round_stamp()) {
+            if detail.is_null() {
+                detail = Value::Object(serde_json::Map::new());
+            }
+            if let Some(map) = detail.as_object_mut() {
+                map.insert(crate::task::ROUND_KEY.into(), Value::from(round));
+            }
+        }
         let facts = ReceiptFacts {
             path: facts.path.map(|p| redactor.redact_str(&p).into_owned()),
-            detail: redactor.redact_value(&facts.detail),
+            detail,
             ..facts
         };
         Invocation {
@@ -91,7 +104,9 @@ impl Recorder<'_> {
         )
     }
 
-    fn denied(&self, reason: String) -> Invocation {
+    /// A refusal; `by` names the layer (`policy`, `contract`, `task`, `approver`)
+    /// and is kept on the receipt (`detail.denied_by`).
+    fn denied(&self, by: &str, reason: String) -> Invocation {
         let error = ToolError::Rejected {
             tool: self.name.to_string(),
             reason: format!("denied: {reason}"),
@@ -99,7 +114,10 @@ impl Recorder<'_> {
         self.finish(
             ReceiptStatus::Denied,
             Some(reason),
-            ReceiptFacts::default(),
+            ReceiptFacts {
+                detail: serde_json::json!({ "denied_by": by }),
+                ..ReceiptFacts::default()
+            },
             Err(error),
         )
     }
@@ -142,7 +160,7 @@ pub async fn invoke(
     };
     let verdict = authority.decide(name);
     if let Verdict::Deny(reason) = &verdict {
-        return recorder.denied(reason.clone());
+        return recorder.denied("policy", reason.clone());
     }
     let Some(tool) = registry.get(name) else {
         return recorder.error(ToolError::Unavailable(spec.name.to_string()));
@@ -152,6 +170,11 @@ pub async fn invoke(
             tool: name.to_string(),
             reason: problems.join("; "),
         });
+    }
+    if let Some(task) = &ctx.task
+        && let Err(refusal) = task.permits(name, &args, ctx.phase)
+    {
+        return recorder.denied(refusal.by, refusal.reason);
     }
     if ctx.cancel.is_cancelled() {
         return recorder.error(ToolError::Canceled(name.to_string()));
@@ -176,7 +199,7 @@ pub async fn invoke(
             }),
         };
         if let Approval::Denied { reason } = approver.approve(&request).await {
-            return recorder.denied(reason);
+            return recorder.denied("approver", reason);
         }
     }
     match tool.execute(ctx, prepared).await {

@@ -20,6 +20,7 @@ pub mod process;
 mod project;
 mod registry;
 pub mod sources;
+pub mod task;
 mod tool;
 pub mod web;
 

@@ -33,6 +33,9 @@ pub fn project_registry(root: &Path, discovery: Arc<Discovery>) -> ToolRegistry 
     registry.register(Arc::new(GithubPullRequest::from_env()));
     registry.register(Arc::new(FetchUrlTool::public()));
     registry.register(Arc::new(WebSearchTool::from_env()));
+    for tool in super::task::task_tools() {
+        registry.register(tool);
+    }
     let broker = Arc::new(McpBroker::for_project(root.to_path_buf()));
     for tool in mcp_tools(broker) {
         registry.register(tool);

@@ -3,8 +3,10 @@
 //! speaking the OpenAI and Anthropic wire formats.
 
 mod canary;
+mod continuations;
 mod corrections;
 mod delegation;
+mod enabled;
 mod http;
 mod memory;
 mod scripted;

@@ -70,7 +70,7 @@ fn a_team_recipe_extends_a_shipped_one() {
         )
         .args(["validate", "team.yaml"])
         .status(0)
-        .stdout_contains("recipe `team-coding`: 6 steps")
+        .stdout_contains("recipe `team-coding`: 7 steps")
         .run();
 }
 

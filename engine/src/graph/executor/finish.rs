@@ -240,6 +240,7 @@ pub(crate) fn finish_run(ctx: &RunCtx, plan: &Plan, outcome: GraphOutcome) -> Ru
                 exhausted: l.exhausted,
             })
             .collect(),
+        completion: ctx.task.last_completion(),
         gates,
     };
     ctx.recorder.emit(EventKind::RunFinished {

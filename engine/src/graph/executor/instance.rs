@@ -19,7 +19,7 @@ use crate::graph::recorder::ReceiptSink;
 use crate::graph::runner::{AgentRequest, AgentStatus, ToolCall};
 use crate::graph::template::Data;
 use crate::graph::{Budget, Plan, Resource, inputs};
-use crate::policy::{Authority, Decision};
+use crate::policy::{Authority, Decision, Phase};
 use crate::recipe::{Recipe, Step, StepKind, bounds};
 use crate::store::StepRecord;
 use crate::tools::{ToolContext, lookup};
@@ -209,9 +209,21 @@ fn charge(ctx: &RunCtx, budget: &Budget, resource: Resource) -> Result<(), Outco
     })
 }
 
-fn tool_context(ctx: &RunCtx, step: &Step, cancel: &CancellationToken) -> ToolContext {
+/// The phase a step instance runs in: a step of phase `edit` run again by a
+/// back-edge is a repair round (the task state opens it only through its gate).
+fn instance_phase(step: &Step, spec: &InstanceSpec) -> Phase {
+    if step.phase == Phase::Edit && spec.attempt > 1 {
+        Phase::Repair
+    } else {
+        step.phase
+    }
+}
+
+fn tool_context(ctx: &RunCtx, step: &Step, spec: &InstanceSpec) -> ToolContext {
+    let cancel = &spec.cancel;
     let mut tool_ctx = ToolContext::new(ctx.config.project_root.clone());
-    tool_ctx.phase = step.phase;
+    tool_ctx.phase = instance_phase(step, spec);
+    tool_ctx.task = Some(ctx.task.clone());
     tool_ctx.cancel = cancel.clone();
     tool_ctx.output_bytes = usize::try_from(step.limits.output_bytes).unwrap_or(usize::MAX);
     tool_ctx.process_env = ctx.config.process_env.clone();
@@ -255,21 +267,23 @@ async fn execute(
 }
 
 /// A tool step's authority: exactly the tool it names, its capability as the
-/// recipe's ceiling decides (`allow` when the recipe does not narrow it), in the
-/// step's phase (so phase rules still apply).
-fn tool_step_authority(plan: &Plan, step: &Step, tool: &str) -> Authority {
+/// recipe's ceiling (narrowed by the request contract) decides (`allow` when
+/// neither narrows it), in the step's phase (so phase rules still apply).
+fn tool_step_authority(
+    ctx: &RunCtx,
+    plan: &Plan,
+    step: &Step,
+    spec: &InstanceSpec,
+    tool: &str,
+) -> Authority {
+    let ceiling = ctx.task.narrow_ceiling(&plan.recipe.capabilities);
     let capabilities = lookup(tool)
         .and_then(|spec| spec.capability)
         .map(|capability| {
-            let decision = plan
-                .recipe
-                .capabilities
-                .get(&capability)
-                .copied()
-                .unwrap_or(Decision::Allow);
+            let decision = ceiling.get(&capability).copied().unwrap_or(Decision::Allow);
             (capability, decision)
         });
-    Authority::new([tool], capabilities, step.phase)
+    Authority::new([tool], capabilities, instance_phase(step, spec))
 }
 
 async fn run_tool(
@@ -287,8 +301,8 @@ async fn run_tool(
         step: spec.key.clone(),
         tool: name.to_string(),
         args,
-        ctx: tool_context(ctx, step, &spec.cancel),
-        authority: tool_step_authority(plan, step, name),
+        ctx: tool_context(ctx, step, spec),
+        authority: tool_step_authority(ctx, plan, step, spec, name),
     };
     let outcome = ctx.config.tools.invoke(call).await;
     if let Some(receipt) = &outcome.receipt {
@@ -366,12 +380,12 @@ async fn run_agent(
             delegates: delegates.clone(),
             output: step.output.clone(),
             budget: budget.clone(),
-            ctx: tool_context(ctx, step, &spec.cancel),
+            ctx: tool_context(ctx, step, spec),
             tools_invoker: Arc::clone(&ctx.config.tools),
             receipts: ReceiptSink::new(ctx.recorder.clone(), spec.key.clone()),
             attempt,
             correction: correction.clone(),
-            ceiling: plan.recipe.capabilities.clone(),
+            ceiling: ctx.task.narrow_ceiling(&plan.recipe.capabilities),
             roles: plan.recipe.roles.clone(),
             data: spec.data.to_json(),
         };

@@ -21,6 +21,7 @@ use thiserror::Error;
 use tokio_util::sync::CancellationToken;
 
 use super::{AgentRunner, Plan, ToolInvoker};
+use crate::checks::Discovery;
 use crate::events::EventListener;
 use crate::recipe::Recipe;
 use crate::store::{RunRecord, Store, StoreError};
@@ -51,6 +52,9 @@ pub struct ExecutorConfig {
     pub process_env: BTreeMap<String, String>,
     /// Where file tools store the preimage of every write (for `protoflow undo`).
     pub checkpoints: Option<Arc<CheckpointStore>>,
+    /// The project's checks, frozen for the run (the task state selects among
+    /// them and reads their declared dependencies).
+    pub checks: Option<Arc<Discovery>>,
 }
 
 impl std::fmt::Debug for ExecutorConfig {
@@ -77,6 +81,7 @@ impl ExecutorConfig {
             })),
             process_env: BTreeMap::new(),
             checkpoints: None,
+            checks: None,
         }
     }
 }

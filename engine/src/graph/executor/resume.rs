@@ -6,7 +6,8 @@
 //! a child recipe) their effects are uncertain, and they are reported, never
 //! replayed unless the caller names them in `replay`; effect-free steps (`echo`,
 //! reads) simply run again. Everything else (failed, skipped, not run) is evaluated
-//! afresh. The plan is rebuilt from the recipe document stored with the run, never
+//! afresh. The run's task state (plan, selected checks, frozen and repair state,
+//! worker reports, the ledger) is rebuilt from its stored receipts. The plan is rebuilt from the recipe document stored with the run, never
 //! from the file. Budgets start afresh for each execution.
 
 use std::collections::{HashMap, HashSet};
@@ -52,6 +53,7 @@ pub(crate) async fn resume(
     let stored = config.store.steps(run_id)?;
     let events = config.store.events(run_id)?;
     let last_seq = config.store.last_seq(run_id)?;
+    let receipts = config.store.receipts(run_id)?;
     config.store.reopen_run(run_id)?;
 
     let recorder = Recorder::new(
@@ -138,7 +140,10 @@ pub(crate) async fn resume(
         recorder.emit(notice);
     }
     let plan = Arc::new(plan);
-    let ctx = RunCtx::new(config, recorder, &plan, options.cancel);
+    let checkpoints = config.checkpoints.clone();
+    let ctx = RunCtx::new(config, recorder, &plan, options.cancel, &record.inputs);
+    // The task state continues from the evidence of the earlier executions.
+    ctx.task.rebuild(&receipts, checkpoints.as_deref());
     let mut graph = Graph::new(
         Arc::clone(&plan),
         String::new(),

@@ -19,6 +19,7 @@ use crate::graph::template::Templates;
 use crate::graph::{Budget, Exhaustion, Plan, RunReport, inputs};
 use crate::recipe::Origin;
 use crate::store::NewRun;
+use crate::task::TaskHandle;
 
 /// Everything the tasks of one run share.
 pub(crate) struct RunCtx {
@@ -33,6 +34,8 @@ pub(crate) struct RunCtx {
     pub work: CancellationToken,
     budget_reported: AtomicBool,
     pub started_at_ms: u64,
+    /// The run's task state (inert unless the recipe declares `task:`).
+    pub task: TaskHandle,
 }
 
 impl RunCtx {
@@ -41,8 +44,17 @@ impl RunCtx {
         recorder: Recorder,
         plan: &Plan,
         cancel: CancellationToken,
+        inputs: &Value,
     ) -> Arc<RunCtx> {
         let limits = plan.recipe.limits;
+        let task = TaskHandle::new(
+            config.project_root.clone(),
+            config.checks.clone(),
+            limits.repairs,
+        );
+        if let Some(doc) = &plan.recipe.document.task {
+            task.setup(doc, inputs);
+        }
         Arc::new(RunCtx {
             config,
             recorder,
@@ -53,6 +65,7 @@ impl RunCtx {
             cancel,
             budget_reported: AtomicBool::new(false),
             started_at_ms: now_ms(),
+            task,
         })
     }
 
@@ -152,7 +165,7 @@ pub(crate) async fn start(
         limits: limits_json(&plan.recipe.limits),
     });
     let plan = Arc::new(plan);
-    let ctx = RunCtx::new(config, recorder, &plan, options.cancel);
+    let ctx = RunCtx::new(config, recorder, &plan, options.cancel, &inputs);
     let graph = Graph::new(Arc::clone(&plan), String::new(), inputs, ctx.work.clone());
     let outcome = run_graph(Arc::clone(&ctx), graph).await;
     Ok(finish_run(&ctx, &plan, outcome))

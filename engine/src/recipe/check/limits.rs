@@ -51,27 +51,16 @@ pub(super) fn resolve(
         }
         v
     };
+    // The u32 limits have ceilings that fit in a u32.
+    let num32 = |ctx: &mut Ctx<'_>, v: Option<u32>, b: Bound, cur: u32| -> u32 {
+        num(ctx, v.map(u64::from), b, u64::from(cur)) as u32
+    };
     out.model_calls = num(ctx, doc.model_calls, bounds::MODEL_CALLS, out.model_calls);
     out.tool_calls = num(ctx, doc.tool_calls, bounds::TOOL_CALLS, out.tool_calls);
     out.tokens = num(ctx, doc.tokens, bounds::TOKENS, out.tokens);
-    out.concurrency = num(
-        ctx,
-        doc.concurrency.map(u64::from),
-        bounds::CONCURRENCY,
-        u64::from(out.concurrency),
-    ) as u32;
-    out.children = num(
-        ctx,
-        doc.children.map(u64::from),
-        bounds::CHILDREN,
-        u64::from(out.children),
-    ) as u32;
-    out.repairs = num(
-        ctx,
-        doc.repairs.map(u64::from),
-        bounds::REPAIRS,
-        u64::from(out.repairs),
-    ) as u32;
+    out.concurrency = num32(ctx, doc.concurrency, bounds::CONCURRENCY, out.concurrency);
+    out.children = num32(ctx, doc.children, bounds::CHILDREN, out.children);
+    out.repairs = num32(ctx, doc.repairs, bounds::REPAIRS, out.repairs);
     out.output_bytes = num(
         ctx,
         doc.output_bytes,
@@ -136,6 +125,7 @@ pub(super) fn duration(ctx: &mut Ctx<'_>, text: &str, bound: Bound, ptr: &str) -
     Some(d)
 }
 
+/// A written value over its engine ceiling.
 pub(super) fn over_ceiling(name: &str, v: u64, ceiling: u64) -> Diagnostic {
     Diagnostic::new(
         "recipe::limit-over-ceiling",

@@ -13,6 +13,7 @@ mod limits;
 mod refs;
 mod roles;
 mod steps;
+mod task;
 
 use std::path::PathBuf;
 
@@ -49,6 +50,7 @@ pub(crate) fn check_recipe(
     let graph = graph::analyze(&mut ctx);
     let steps = steps::check_steps(&mut ctx, &graph, &roles, &limits, loader);
     refs::check_outputs(&mut ctx, &graph);
+    task::check_task(&mut ctx, &graph);
     gates::check_gates(&mut ctx, &graph);
     let mut diags = std::mem::take(&mut ctx.diags);
     // Report in reading order: by file, then position.

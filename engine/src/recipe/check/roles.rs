@@ -8,8 +8,9 @@ use indexmap::IndexMap;
 use super::Ctx;
 use crate::policy::Decision;
 use crate::recipe::diagnostic::Diagnostic;
-use crate::recipe::document::RoleRefDocument;
+use crate::recipe::document::{EnabledDocument, RoleRefDocument};
 use crate::recipe::load::{Loader, looks_like_path};
+use crate::recipe::template::{TemplateKind, references};
 use crate::recipe::validated::ResolvedRole;
 use crate::role::{LoadedRole, RoleLocation, load_role, template_syntax, unknown_tool};
 use crate::tools;
@@ -163,7 +164,8 @@ fn apply_overrides(
             windows,
             read_chars,
             corrections,
-            output_tokens
+            output_tokens,
+            continuations
         );
         role.limits = Some(limits);
     }
@@ -172,6 +174,45 @@ fn apply_overrides(
         origin: loaded.origin,
         role,
         model: rref.model.clone(),
-        enabled: rref.enabled.unwrap_or(true),
+        enabled: !matches!(rref.enabled, Some(EnabledDocument::Fixed(false))),
+        enabled_when: enabled_when(ctx, rref, ptr),
     }
+}
+
+/// A role's `enabled` expression, checked: valid syntax, and it reads only the
+/// recipe's inputs (nothing else is known when the run starts).
+fn enabled_when(ctx: &mut Ctx<'_>, rref: &RoleRefDocument, ptr: &str) -> Option<String> {
+    let Some(EnabledDocument::When(expr)) = &rref.enabled else {
+        return None;
+    };
+    let eptr = format!("{ptr}/enabled");
+    match references(expr, TemplateKind::Expression) {
+        Err(e) => ctx.at(
+            Diagnostic::new(
+                "recipe::template-syntax",
+                format!("`enabled` is not a valid expression: {e}"),
+            )
+            .with_help("write `true`, `false` or an expression over inputs, e.g. `inputs.tester`"),
+            &eptr,
+        ),
+        Ok(refs) => {
+            let declared = &ctx.doc.inputs;
+            for r in refs {
+                let mut parts = r.split('.');
+                let ok = parts.next() == Some("inputs")
+                    && parts.next().is_some_and(|name| declared.contains_key(name));
+                if !ok {
+                    ctx.at(
+                        Diagnostic::new(
+                            "recipe::enabled-reference",
+                            format!("`enabled` reads `{r}`; it may only read the recipe's declared inputs"),
+                        )
+                        .with_help("a role is switched on or off when the run starts, from its inputs (`inputs.NAME`)"),
+                        &eptr,
+                    );
+                }
+            }
+        }
+    }
+    Some(expr.clone())
 }

@@ -11,10 +11,12 @@ mod limits;
 mod recipe;
 mod role_ref;
 mod step;
+mod task;
 
 pub use gate::{GateDocument, GateOutcome};
 pub use input::{InputDocument, InputType};
 pub use limits::LimitsDocument;
 pub use recipe::{ApiVersion, RecipeDocument, RecipeKind};
-pub use role_ref::RoleRefDocument;
+pub use role_ref::{EnabledDocument, RoleRefDocument};
 pub use step::{DelegateDocument, LoopDocument, OutputDocument, StepDocument};
+pub use task::{ContractClassDocument, ContractDocument, TaskDocument};

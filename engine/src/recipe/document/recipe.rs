@@ -4,7 +4,9 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{GateDocument, InputDocument, LimitsDocument, RoleRefDocument, StepDocument};
+use super::{
+    GateDocument, InputDocument, LimitsDocument, RoleRefDocument, StepDocument, TaskDocument,
+};
 use crate::checks::CheckConfig;
 use crate::policy::{Capability, Decision};
 
@@ -54,6 +56,11 @@ pub struct RecipeDocument {
     /// step, `ask` forces an approval.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub capabilities: IndexMap<Capability, Decision>,
+    /// The request the run works on: its objective, how it is classified (the
+    /// request contract, which sets an authority ceiling) and whether the user
+    /// verifies it. Absent: the run keeps no task record rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskDocument>,
     /// The checks `run_check` may run, declared by the recipe itself. When given,
     /// they take precedence over `.protoflow/project.json` and discovery; when
     /// absent, checks come from the project config, else from discovery at run time.

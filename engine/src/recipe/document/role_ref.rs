@@ -17,9 +17,11 @@ pub struct RoleRefDocument {
     /// config, then the built-ins) or a path ending in `.yaml` relative to the recipe.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<String>,
-    /// Whether steps and delegations may use this role (default true).
+    /// Whether steps and delegations may use this role (default true): `true`,
+    /// `false`, or an expression over the recipe's inputs (`inputs.tester`),
+    /// evaluated when the run starts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub enabled: Option<bool>,
+    pub enabled: Option<EnabledDocument>,
     /// A model for this role, overriding the run's `--model`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
@@ -38,4 +40,14 @@ pub struct RoleRefDocument {
     /// Overrides the role's own limits (each still under the engine ceiling).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<RoleLimitsDocument>,
+}
+
+/// A role's `enabled`: fixed, or an expression over the recipe's inputs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum EnabledDocument {
+    /// Always on or always off.
+    Fixed(bool),
+    /// An expression over `inputs` (`inputs.tester`, `inputs.mode != "fast"`).
+    When(String),
 }

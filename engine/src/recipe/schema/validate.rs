@@ -69,6 +69,17 @@ pub fn validate_against(
     for error in schema.validator.iter_errors(value) {
         let ptr = error.instance_path().as_str().to_string();
         let instance = error.instance();
+        let nearest = || spans.nearest(&ptr).map(|s| (source.clone(), s));
+        // A value outside a fixed set (an enum, a constant, a choice of constants).
+        let not_allowed = |help: String| {
+            Diagnostic::new(
+                "schema::invalid-value",
+                format!("{instance} is not an allowed value{}", context(&ptr)),
+            )
+            .at_opt(nearest())
+            .with_label("not allowed")
+            .with_help(help)
+        };
         match error.kind() {
             ValidationErrorKind::AdditionalProperties { unexpected }
             | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
@@ -124,7 +135,7 @@ pub fn validate_against(
                             context(&ptr)
                         ),
                     )
-                    .at_opt(spans.nearest(&ptr).map(|s| (source.clone(), s)))
+                    .at_opt(nearest())
                     .with_label(format!("this is {}", article(found)))
                     .with_help(type_help(&expected, instance)),
                 );
@@ -139,26 +150,10 @@ pub fn validate_against(
                             .join(", ")
                     })
                     .unwrap_or_else(|| options.to_string());
-                out.push(
-                    Diagnostic::new(
-                        "schema::invalid-value",
-                        format!("{instance} is not an allowed value{}", context(&ptr)),
-                    )
-                    .at_opt(spans.nearest(&ptr).map(|s| (source.clone(), s)))
-                    .with_label("not allowed")
-                    .with_help(format!("expected one of: {opts}")),
-                );
+                out.push(not_allowed(format!("expected one of: {opts}")));
             }
             ValidationErrorKind::Constant { expected_value } => {
-                out.push(
-                    Diagnostic::new(
-                        "schema::invalid-value",
-                        format!("{instance} is not an allowed value{}", context(&ptr)),
-                    )
-                    .at_opt(spans.nearest(&ptr).map(|s| (source.clone(), s)))
-                    .with_label("not allowed")
-                    .with_help(format!("expected {expected_value}")),
-                );
+                out.push(not_allowed(format!("expected {expected_value}")));
             }
             ValidationErrorKind::Pattern { pattern } => {
                 out.push(
@@ -169,7 +164,7 @@ pub fn validate_against(
                             context(&ptr)
                         ),
                     )
-                    .at_opt(spans.nearest(&ptr).map(|s| (source.clone(), s)))
+                    .at_opt(nearest())
                     .with_label("does not match")
                     .with_help(pattern_help(pattern)),
                 );
@@ -194,15 +189,7 @@ pub fn validate_against(
                         _ => None,
                     })
                     .collect();
-                out.push(
-                    Diagnostic::new(
-                        "schema::invalid-value",
-                        format!("{instance} is not an allowed value{}", context(&ptr)),
-                    )
-                    .at_opt(spans.nearest(&ptr).map(|s| (source.clone(), s)))
-                    .with_label("not allowed")
-                    .with_help(format!("expected one of: {}", opts.join(", "))),
-                );
+                out.push(not_allowed(format!("expected one of: {}", opts.join(", "))));
             }
             ValidationErrorKind::PropertyNames { error } => {
                 let key = error.instance().as_str().unwrap_or_default().to_string();
@@ -224,7 +211,7 @@ pub fn validate_against(
             _ => {
                 out.push(
                     Diagnostic::new("schema::invalid-value", format!("{error}{}", context(&ptr)))
-                        .at_opt(spans.nearest(&ptr).map(|s| (source.clone(), s))),
+                        .at_opt(nearest()),
                 );
             }
         }

@@ -127,6 +127,8 @@ impl Tool for RunCheck {
         call: PreparedCall,
     ) -> Result<ToolOutput, ToolError> {
         let Prepared { check, phase, spec } = call.into_payload::<Prepared>()?;
+        // The revisions the check runs on: a later change to one makes a pass stale.
+        let snapshot = ctx.task.as_ref().map(|task| task.begin_check(&check));
         let result = run_process(&spec, &ctx.cancel)
             .await
             .map_err(|e| ToolError::Io {
@@ -163,6 +165,16 @@ impl Tool for RunCheck {
             detail.insert("phase".into(), json!(phase));
             detail.insert("status".into(), json!(status));
             detail.insert("tests_executed".into(), json!(tests_executed));
+            if let (Some(id), Some(task)) = (snapshot, ctx.task.as_ref()) {
+                detail.insert("snapshot_id".into(), json!(id));
+                // The revisions it ran on and the end of its output, on the
+                // receipt itself: a resumed run rebuilds its task state from them.
+                detail.insert("inputs".into(), task.snapshot_json(id));
+                detail.insert(
+                    "output_tail".into(),
+                    json!(crate::task::output_tail(&result.stdout, &result.stderr)),
+                );
+            }
         }
         let value = json!({
             "check_id": check.id,

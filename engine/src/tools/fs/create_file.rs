@@ -9,9 +9,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::confine::{MAX_FILE_BYTES, confine, ensure_writable, too_large};
-use super::text::decode_text;
-use super::write::{WritePlan, execute_write};
+use super::confine::{confine, ensure_writable};
+use super::target::check_new_text;
+use super::write::{WritePlan, execute_write, rejected};
 use crate::tools::args::{builtin_spec, parse_args, schema_of};
 use crate::tools::{PreparedCall, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
 
@@ -48,12 +48,12 @@ impl Tool for CreateFile {
         let display = path.display();
         match std::fs::symlink_metadata(&path.abs) {
             Ok(_) => {
-                return Err(ToolError::Rejected {
-                    tool: NAME.to_string(),
-                    reason: format!(
+                return Err(rejected(
+                    NAME,
+                    format!(
                         "`{display}` already exists; use edit_file or replace_file to change it"
                     ),
-                });
+                ));
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(source) => {
@@ -63,10 +63,7 @@ impl Tool for CreateFile {
                 });
             }
         }
-        if parsed.content.len() as u64 > MAX_FILE_BYTES {
-            return Err(too_large(NAME, &display, parsed.content.len() as u64));
-        }
-        decode_text(NAME, &display, parsed.content.as_bytes())?;
+        check_new_text(NAME, &display, &parsed.content)?;
         let plan = WritePlan::new(path, None, parsed.content.into_bytes());
         Ok(plan.into_prepared(NAME, args, format!("create `{display}`")))
     }

@@ -10,10 +10,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::confine::{confine, ensure_writable, read_regular};
+use super::target::existing_file;
 use super::text::{LineEnding, decode_text};
-use super::write::{WritePlan, execute_write};
-use crate::evidence::revision_of;
+use super::write::{WritePlan, execute_write, rejected};
 use crate::tools::args::{builtin_spec, parse_args, schema_of};
 use crate::tools::{PreparedCall, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
 
@@ -37,13 +36,6 @@ pub struct EditFileArgs {
 /// The `edit_file` tool.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct EditFile;
-
-fn rejected(reason: String) -> ToolError {
-    ToolError::Rejected {
-        tool: NAME.to_string(),
-        reason,
-    }
-}
 
 /// Byte offsets of every (possibly overlapping) occurrence of `needle`.
 fn occurrences(haystack: &str, needle: &str) -> Vec<usize> {
@@ -126,24 +118,12 @@ impl Tool for EditFile {
 
     async fn prepare(&self, ctx: &ToolContext, args: Value) -> Result<PreparedCall, ToolError> {
         let parsed: EditFileArgs = parse_args(NAME, args.clone())?;
-        let path = confine(&ctx.root, &parsed.path)?;
-        ensure_writable(ctx, &path)?;
+        let (path, before) =
+            existing_file(NAME, ctx, &parsed.path, Some(&parsed.expected_revision))?;
         let display = path.display();
-        let before = read_regular(NAME, &path)?.ok_or_else(|| {
-            rejected(format!(
-                "`{display}` does not exist; use create_file for new files"
-            ))
-        })?;
-        let revision = revision_of(&before.bytes);
-        if revision != parsed.expected_revision {
-            return Err(rejected(format!(
-                "stale revision: expected {} but `{display}` is at {revision}; read it again and retry",
-                parsed.expected_revision
-            )));
-        }
         let text = decode_text(NAME, &display, &before.bytes)?;
         let (new_text, line) = apply_edit(text, &parsed.old, &parsed.new)
-            .map_err(|reason| rejected(format!("`{display}`: {reason}")))?;
+            .map_err(|reason| rejected(NAME, format!("`{display}`: {reason}")))?;
         let plan = WritePlan::new(path, Some(before), new_text.into_bytes());
         Ok(plan.into_prepared(NAME, args, format!("edit `{display}` at line {line}")))
     }

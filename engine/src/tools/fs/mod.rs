@@ -14,6 +14,7 @@ mod list_directory;
 mod read_file;
 mod replace_file;
 mod search_regex;
+mod target;
 mod text;
 mod undo;
 mod write;

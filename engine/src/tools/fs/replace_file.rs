@@ -6,10 +6,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::confine::{MAX_FILE_BYTES, confine, ensure_writable, read_regular, too_large};
-use super::text::decode_text;
-use super::write::{WritePlan, execute_write};
-use crate::evidence::revision_of;
+use super::target::{check_new_text, existing_file};
+use super::write::{WritePlan, execute_write, rejected};
 use crate::tools::args::{builtin_spec, parse_args, schema_of};
 use crate::tools::{PreparedCall, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
 
@@ -32,13 +30,6 @@ pub struct ReplaceFileArgs {
 #[derive(Debug, Default, Clone, Copy)]
 pub struct ReplaceFile;
 
-fn rejected(reason: String) -> ToolError {
-    ToolError::Rejected {
-        tool: NAME.to_string(),
-        reason,
-    }
-}
-
 #[async_trait]
 impl Tool for ReplaceFile {
     fn spec(&self) -> &'static ToolSpec {
@@ -51,30 +42,15 @@ impl Tool for ReplaceFile {
 
     async fn prepare(&self, ctx: &ToolContext, args: Value) -> Result<PreparedCall, ToolError> {
         let parsed: ReplaceFileArgs = parse_args(NAME, args.clone())?;
-        let path = confine(&ctx.root, &parsed.path)?;
-        ensure_writable(ctx, &path)?;
+        let (path, before) =
+            existing_file(NAME, ctx, &parsed.path, parsed.expected_revision.as_deref())?;
         let display = path.display();
-        let before = read_regular(NAME, &path)?.ok_or_else(|| {
-            rejected(format!(
-                "`{display}` does not exist; use create_file for new files"
-            ))
-        })?;
-        let revision = revision_of(&before.bytes);
-        if let Some(expected) = &parsed.expected_revision
-            && *expected != revision
-        {
-            return Err(rejected(format!(
-                "stale revision: expected {expected} but `{display}` is at {revision}; read it again and retry"
-            )));
-        }
-        if parsed.content.len() as u64 > MAX_FILE_BYTES {
-            return Err(too_large(NAME, &display, parsed.content.len() as u64));
-        }
-        decode_text(NAME, &display, parsed.content.as_bytes())?;
+        check_new_text(NAME, &display, &parsed.content)?;
         if parsed.content.as_bytes() == before.bytes.as_slice() {
-            return Err(rejected(format!(
-                "`{display}` already has exactly this content; there is nothing to change"
-            )));
+            return Err(rejected(
+                NAME,
+                format!("`{display}` already has exactly this content; there is nothing to change"),
+            ));
         }
         let plan = WritePlan::new(path, Some(before), parsed.content.into_bytes());
         Ok(plan.into_prepared(NAME, args, format!("replace the content of `{display}`")))

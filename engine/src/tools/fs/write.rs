@@ -68,7 +68,8 @@ impl WritePlan {
     }
 }
 
-fn rejected(tool: &str, reason: String) -> ToolError {
+/// A refusal of `tool` with `reason`; nothing was written.
+pub(super) fn rejected(tool: &str, reason: String) -> ToolError {
     ToolError::Rejected {
         tool: tool.to_string(),
         reason,

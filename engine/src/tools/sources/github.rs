@@ -208,25 +208,22 @@ impl Tool for GithubPullRequest {
         ctx: &ToolContext,
         call: PreparedCall,
     ) -> Result<ToolOutput, ToolError> {
-        let target =
-            *call
-                .payload
-                .downcast::<Target>()
-                .map_err(|_| ToolError::InvalidArguments {
-                    tool: NAME.to_string(),
-                    reason: "the prepared call was not prepared by this tool".to_string(),
-                })?;
+        let target = call.into_payload::<Target>()?;
         let token = self.var(TOKEN_VAR).map(SecretString::from);
         let client = client(token.as_ref())?;
-        let fetch = async {
-            let pull = get(
+        // The pull request is read before and after its diff: a head that moves in
+        // between is refused.
+        let get_pull = || {
+            get(
                 &client,
                 &target.url,
                 "application/vnd.github+json",
                 MAX_JSON_BYTES,
                 token.as_ref(),
             )
-            .await?;
+        };
+        let fetch = async {
+            let pull = get_pull().await?;
             let head = pull_shas(&pull)?;
             let diff_bytes = get(
                 &client,
@@ -236,14 +233,7 @@ impl Tool for GithubPullRequest {
                 token.as_ref(),
             )
             .await?;
-            let again = get(
-                &client,
-                &target.url,
-                "application/vnd.github+json",
-                MAX_JSON_BYTES,
-                token.as_ref(),
-            )
-            .await?;
+            let again = get_pull().await?;
             let after = pull_shas(&again)?;
             if after.head_sha != head.head_sha {
                 return Err(rejected(format!(

@@ -12,8 +12,9 @@ use serde_json::{Value, json};
 
 use crate::evidence::{ReceiptFacts, revision_of};
 use crate::tools::args::{builtin_spec, parse_args, schema_of};
-use crate::tools::fs::confine::{ConfinedPath, check_no_symlinks, confine, read_regular};
-use crate::tools::{PreparedCall, Preview, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
+use crate::tools::{PreparedCall, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
+
+use super::whole_file;
 
 const NAME: &str = "read_json";
 
@@ -44,16 +45,7 @@ impl Tool for ReadJson {
 
     async fn prepare(&self, ctx: &ToolContext, args: Value) -> Result<PreparedCall, ToolError> {
         let parsed: ReadJsonArgs = parse_args(NAME, args.clone())?;
-        let path = confine(&ctx.root, &parsed.path)?;
-        Ok(PreparedCall {
-            tool: NAME,
-            args,
-            preview: Preview {
-                summary: format!("read the JSON file `{}`", path.display()),
-                detail: None,
-            },
-            payload: Box::new(path),
-        })
+        whole_file::prepare(NAME, ctx, args, &parsed.path, "the JSON file")
     }
 
     async fn execute(
@@ -61,30 +53,11 @@ impl Tool for ReadJson {
         ctx: &ToolContext,
         call: PreparedCall,
     ) -> Result<ToolOutput, ToolError> {
-        let path =
-            *call
-                .payload
-                .downcast::<ConfinedPath>()
-                .map_err(|_| ToolError::InvalidArguments {
-                    tool: NAME.to_string(),
-                    reason: "the prepared call was not prepared by this tool".to_string(),
-                })?;
-        let display = path.display();
-        check_no_symlinks(&ctx.root, &path.rel, &display)?;
-        let rejected = |reason: String| ToolError::Rejected {
-            tool: NAME.to_string(),
-            reason,
-        };
-        let file = read_regular(NAME, &path)?
-            .ok_or_else(|| rejected(format!("`{display}` does not exist")))?;
-        if file.bytes.len() > MAX_JSON_FILE_BYTES {
-            return Err(rejected(format!(
-                "`{display}` is {} bytes; a JSON file may be at most {MAX_JSON_FILE_BYTES} bytes",
-                file.bytes.len()
-            )));
-        }
-        let value: Value = serde_json::from_slice(&file.bytes)
-            .map_err(|e| rejected(format!("`{display}` is not valid JSON: {e}")))?;
+        let file = whole_file::read(NAME, ctx, call, MAX_JSON_FILE_BYTES, "a JSON file", "")?;
+        let display = file.display;
+        let value: Value = serde_json::from_slice(&file.bytes).map_err(|e| {
+            whole_file::rejected(NAME, format!("`{display}` is not valid JSON: {e}"))
+        })?;
         let revision = revision_of(&file.bytes);
         Ok(ToolOutput {
             value: json!({

@@ -7,13 +7,14 @@
 //!   read at call time and never shown.
 //!
 //! File sources are confined like every file read and never cut to a span: a
-//! larger file is refused with the reason. The diff sources return the diff as
-//! `diff` (text) so a recipe can treat them alike. They never write, never run
-//! processes, and never decide authority.
+//! larger file is refused with the reason (`whole_file` holds that read, shared by
+//! both). The diff sources return the diff as `diff` (text) so a recipe can treat
+//! them alike. They never write, never run processes, and never decide authority.
 
 mod github;
 mod json;
 mod patch;
+mod whole_file;
 
 pub use github::{
     API_URL_VAR, GithubPullRequest, GithubPullRequestArgs, MAX_DIFF_BYTES as MAX_PR_DIFF_BYTES,

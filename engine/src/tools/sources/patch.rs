@@ -13,8 +13,9 @@ use serde_json::{Value, json};
 
 use crate::evidence::{ReceiptFacts, revision_of};
 use crate::tools::args::{builtin_spec, parse_args, schema_of};
-use crate::tools::fs::confine::{ConfinedPath, check_no_symlinks, confine, read_regular};
-use crate::tools::{PreparedCall, Preview, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
+use crate::tools::{PreparedCall, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
+
+use super::whole_file;
 
 const NAME: &str = "read_diff";
 
@@ -95,16 +96,7 @@ impl Tool for ReadDiff {
 
     async fn prepare(&self, ctx: &ToolContext, args: Value) -> Result<PreparedCall, ToolError> {
         let parsed: ReadDiffArgs = parse_args(NAME, args.clone())?;
-        let path = confine(&ctx.root, &parsed.path)?;
-        Ok(PreparedCall {
-            tool: NAME,
-            args,
-            preview: Preview {
-                summary: format!("read the diff `{}`", path.display()),
-                detail: None,
-            },
-            payload: Box::new(path),
-        })
+        whole_file::prepare(NAME, ctx, args, &parsed.path, "the diff")
     }
 
     async fn execute(
@@ -112,28 +104,16 @@ impl Tool for ReadDiff {
         ctx: &ToolContext,
         call: PreparedCall,
     ) -> Result<ToolOutput, ToolError> {
-        let path =
-            *call
-                .payload
-                .downcast::<ConfinedPath>()
-                .map_err(|_| ToolError::InvalidArguments {
-                    tool: NAME.to_string(),
-                    reason: "the prepared call was not prepared by this tool".to_string(),
-                })?;
-        let display = path.display();
-        check_no_symlinks(&ctx.root, &path.rel, &display)?;
-        let rejected = |reason: String| ToolError::Rejected {
-            tool: NAME.to_string(),
-            reason,
-        };
-        let file = read_regular(NAME, &path)?
-            .ok_or_else(|| rejected(format!("`{display}` does not exist")))?;
-        if file.bytes.len() > MAX_PATCH_BYTES {
-            return Err(rejected(format!(
-                "`{display}` is {} bytes; a diff may be at most {MAX_PATCH_BYTES} bytes (use a smaller change)",
-                file.bytes.len()
-            )));
-        }
+        let file = whole_file::read(
+            NAME,
+            ctx,
+            call,
+            MAX_PATCH_BYTES,
+            "a diff",
+            " (use a smaller change)",
+        )?;
+        let display = file.display;
+        let rejected = |reason: String| whole_file::rejected(NAME, reason);
         if file.bytes.contains(&0) {
             return Err(rejected(format!("`{display}` is binary, not a diff")));
         }

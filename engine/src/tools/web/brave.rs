@@ -14,10 +14,9 @@ use secrecy::{ExposeSecret, SecretString};
 use serde_json::Value;
 use url::Url;
 
-use super::client::{base_builder, get_json};
+use super::client::{get_json, search_client};
 use super::error::WebError;
-use super::html::html_to_text;
-use super::search::{SearchBackend, SearchHit};
+use super::search::{SearchBackend, SearchHit, read_hits};
 
 const NAME: &str = "Brave Search";
 const DEFAULT_ENDPOINT: &str = "https://api.search.brave.com/res/v1/web/search";
@@ -94,10 +93,7 @@ impl SearchBackend for BraveBackend {
             }
         })?;
         token.set_sensitive(true);
-        let client = base_builder(self.timeout)
-            .timeout(self.timeout)
-            .build()
-            .map_err(|err| WebError::Client(err.to_string()))?;
+        let client = search_client(self.timeout)?;
         let mut url = self.endpoint()?;
         url.query_pairs_mut()
             .append_pair("q", query)
@@ -125,25 +121,7 @@ fn parse_answer(answer: &Value, count: usize) -> Result<Vec<SearchHit>, WebError
             backend: NAME,
             reason: "the answer's `web` section has no `results` list".to_owned(),
         })?;
-    Ok(results
-        .iter()
-        .filter_map(|result| {
-            let url = result.get("url").and_then(Value::as_str)?;
-            let text = |key: &str| {
-                result
-                    .get(key)
-                    .and_then(Value::as_str)
-                    .map(html_to_text)
-                    .unwrap_or_default()
-            };
-            Some(SearchHit {
-                title: text("title"),
-                url: url.to_owned(),
-                snippet: text("description"),
-            })
-        })
-        .take(count)
-        .collect())
+    Ok(read_hits(results, "description", count))
 }
 
 #[cfg(test)]

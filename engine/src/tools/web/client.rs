@@ -3,9 +3,10 @@
 //! Owns the TLS provider installation (ring, installed once and idempotently:
 //! reqwest is built without a default provider and panics without one), the
 //! base client settings (no proxy, no automatic redirects, no compression, a
-//! connect timeout) and [`read_capped`], which stops reading a body at a byte
-//! cap instead of buffering it whole. It never decides which addresses are
-//! allowed: the fetch pins its client to checked addresses.
+//! connect timeout; a search backend's client adds a total timeout) and
+//! [`read_capped`], which stops reading a body at a byte cap instead of
+//! buffering it whole. It never decides which addresses are allowed: the fetch
+//! pins its client to checked addresses.
 
 use std::time::Duration;
 
@@ -33,6 +34,15 @@ pub fn base_builder(connect_timeout: Duration) -> reqwest::ClientBuilder {
         .redirect(redirect::Policy::none())
         .connect_timeout(connect_timeout)
         .user_agent(USER_AGENT)
+}
+
+/// The client of a search backend: the base settings, with `timeout` for the
+/// connection and for the whole request.
+pub fn search_client(timeout: Duration) -> Result<reqwest::Client, super::error::WebError> {
+    base_builder(timeout)
+        .timeout(timeout)
+        .build()
+        .map_err(|err| super::error::WebError::Client(err.to_string()))
 }
 
 /// A body read under a byte cap.

@@ -1,8 +1,9 @@
 //! `web_search`: search the web through a pluggable backend.
 //!
-//! Owns the [`SearchBackend`] trait, the [`SearchHit`] shape, the environment-driven
-//! backend choice ([`EnvSearchBackend`]: read at call time, never at start-up) and
-//! the [`WebSearchTool`]. The concrete backends live in `searxng` and `brave`.
+//! Owns the [`SearchBackend`] trait, the [`SearchHit`] shape (and reading hits
+//! from a backend's JSON results), the environment-driven backend choice
+//! ([`EnvSearchBackend`]: read at call time, never at start-up) and the
+//! [`WebSearchTool`]. The concrete backends live in `searxng` and `brave`.
 //! Results are untrusted content. It never prints a key, and never guesses a
 //! backend: with none configured, the call fails and says how to configure one.
 
@@ -17,6 +18,7 @@ use url::Url;
 
 use super::brave::BraveBackend;
 use super::error::WebError;
+use super::html::html_to_text;
 use super::searxng::SearxngBackend;
 use super::{UNTRUSTED_NOTICE, catalog_spec};
 use crate::evidence::ReceiptFacts;
@@ -45,6 +47,31 @@ pub struct SearchHit {
     pub url: String,
     /// The backend's snippet (markup removed).
     pub snippet: String,
+}
+
+/// Up to `count` hits from a backend's JSON `results`: each result's `url` (a
+/// result without one is skipped), its `title` and its `snippet_key` field as
+/// plain text (markup removed).
+pub(super) fn read_hits(results: &[Value], snippet_key: &str, count: usize) -> Vec<SearchHit> {
+    results
+        .iter()
+        .filter_map(|result| {
+            let url = result.get("url").and_then(Value::as_str)?;
+            let text = |key: &str| {
+                result
+                    .get(key)
+                    .and_then(Value::as_str)
+                    .map(html_to_text)
+                    .unwrap_or_default()
+            };
+            Some(SearchHit {
+                title: text("title"),
+                url: url.to_owned(),
+                snippet: text(snippet_key),
+            })
+        })
+        .take(count)
+        .collect()
 }
 
 /// A web search service.

@@ -12,10 +12,9 @@ use async_trait::async_trait;
 use serde_json::Value;
 use url::Url;
 
-use super::client::{base_builder, get_json, redacted};
+use super::client::{get_json, redacted, search_client};
 use super::error::WebError;
-use super::html::html_to_text;
-use super::search::{SearchBackend, SearchHit};
+use super::search::{SearchBackend, SearchHit, read_hits};
 
 const NAME: &str = "SearXNG";
 const ANSWER_CAP: usize = 1024 * 1024;
@@ -71,10 +70,7 @@ impl SearchBackend for SearxngBackend {
     }
 
     async fn search(&self, query: &str, count: usize) -> Result<Vec<SearchHit>, WebError> {
-        let client = base_builder(self.timeout)
-            .timeout(self.timeout)
-            .build()
-            .map_err(|err| WebError::Client(err.to_string()))?;
+        let client = search_client(self.timeout)?;
         let mut url = self.search_url.clone();
         url.query_pairs_mut()
             .append_pair("q", query)
@@ -95,25 +91,7 @@ fn parse_answer(answer: &Value, count: usize) -> Result<Vec<SearchHit>, WebError
             backend: NAME,
             reason: "the answer has no `results` list".to_owned(),
         })?;
-    Ok(results
-        .iter()
-        .filter_map(|result| {
-            let url = result.get("url").and_then(Value::as_str)?;
-            let text = |key: &str| {
-                result
-                    .get(key)
-                    .and_then(Value::as_str)
-                    .map(html_to_text)
-                    .unwrap_or_default()
-            };
-            Some(SearchHit {
-                title: text("title"),
-                url: url.to_owned(),
-                snippet: text("content"),
-            })
-        })
-        .take(count)
-        .collect())
+    Ok(read_hits(results, "content", count))
 }
 
 #[cfg(test)]

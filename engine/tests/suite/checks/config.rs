@@ -235,7 +235,7 @@ fn a_yaml_config_needs_the_yaml_loader() {
     let err = resolve_err(dir.path());
     assert!(matches!(err, ChecksError::YamlNotWired { .. }), "{err}");
     assert!(
-        err.to_string().contains("wired by the recipe loader"),
+        err.to_string().contains("no YAML loader was given"),
         "{err}"
     );
 

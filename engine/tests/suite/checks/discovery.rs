@@ -319,3 +319,29 @@ fn python_files_in_fixture_directories_or_nested_projects_are_not_the_projects_t
     write(dir.path(), "tests/test_host.py", "");
     assert_eq!(ids(&resolve(dir.path())), ["cargo:test", "python:unittest"]);
 }
+
+#[test]
+fn unittest_is_not_proposed_when_discovery_could_find_none_of_the_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "Cargo.toml", "[package]\nname = \"host\"\n");
+    write(dir.path(), "src/lib.rs", "");
+    // Test files only in directories that unittest discovery never enters.
+    write(dir.path(), "tests/eval/case-a/project/tests/test_a.py", "");
+    write(dir.path(), "tests/eval/case-b/project/tests/test_b.py", "");
+    let discovery = resolve(dir.path());
+    assert_eq!(ids(&discovery), ["cargo:test"]);
+    let skipped = discovery
+        .skipped
+        .iter()
+        .find(|s| s.candidate == "python:unittest")
+        .expect("the unittest candidate is reported as skipped");
+    assert!(
+        skipped.reason.contains("would be found"),
+        "{}",
+        skipped.reason
+    );
+
+    // One reachable test file is enough for the check.
+    write(dir.path(), "tests/test_host.py", "");
+    assert_eq!(ids(&resolve(dir.path())), ["cargo:test", "python:unittest"]);
+}

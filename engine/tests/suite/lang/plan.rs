@@ -34,11 +34,11 @@ fn nodes_are_in_topological_order_with_document_order_for_ties() {
 }
 
 #[test]
-fn the_coding_loop_has_a_bounded_back_edge_from_verify_to_edit() {
+fn the_coding_loop_has_a_bounded_back_edge_from_the_completion_guard_to_edit() {
     let plan = build_plan(builtin("coding")).unwrap();
     let idx = |id: &str| plan.nodes.iter().position(|n| n.step.id == id).unwrap();
     assert!(plan.edges.iter().any(|e| matches!(e,
-        PlanEdge::Back { from, to, max: 2, .. } if *from == idx("verify") && *to == idx("edit"))));
+        PlanEdge::Back { from, to, max: 2, .. } if *from == idx("assess") && *to == idx("edit"))));
     let dot = to_dot(&plan);
     assert!(dot.contains("style=dashed"), "{dot}");
     assert!(dot.contains("max 2"), "{dot}");

@@ -356,7 +356,7 @@ fn extends_merges_roles_and_steps_and_keeps_locations() {
     let good = child.replace("inputs.tsk", "inputs.task");
     let r = load_in(&good, Some(dir.path())).unwrap();
     assert_eq!(r.name, "t");
-    assert_eq!(r.steps.len(), 6, "steps merge by id");
+    assert_eq!(r.steps.len(), 7, "steps merge by id");
     assert!(
         r.roles["coder"]
             .role
@@ -367,7 +367,7 @@ fn extends_merges_roles_and_steps_and_keeps_locations() {
     );
     // The base's fields the child did not override are kept.
     let edit = r.steps.iter().find(|s| s.id == "edit").unwrap();
-    assert_eq!(edit.needs, ["plan"]);
+    assert_eq!(edit.needs, ["task", "plan"]);
 }
 
 #[test]
