@@ -7,5 +7,6 @@ mod lang;
 mod research;
 mod review;
 mod run;
+mod secrets;
 mod undo;
 mod verify;

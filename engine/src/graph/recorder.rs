@@ -3,11 +3,16 @@
 //!
 //! A store write that fails does not stop the run (the effects already happened);
 //! the first failure is kept and reported as a problem of the run.
+//!
+//! Every event and step record passes through the run's [`Redactor`] first, so a
+//! known secret that reached run data (an input, a step's output or error) is
+//! never stored or handed to a listener.
 
 use std::sync::{Arc, Mutex};
 
 use crate::events::{Event, EventKind, EventListener, now_ms};
 use crate::evidence::Receipt;
+use crate::policy::Redactor;
 use crate::store::{StepRecord, Store};
 
 #[derive(Default)]
@@ -26,6 +31,7 @@ struct Inner {
     store: Store,
     run_id: String,
     listeners: Vec<Arc<dyn EventListener>>,
+    redactor: Arc<Redactor>,
     state: Mutex<State>,
 }
 
@@ -44,12 +50,14 @@ impl Recorder {
         run_id: String,
         last_seq: u64,
         listeners: Vec<Arc<dyn EventListener>>,
+        redactor: Arc<Redactor>,
     ) -> Recorder {
         Recorder {
             inner: Arc::new(Inner {
                 store,
                 run_id,
                 listeners,
+                redactor,
                 state: Mutex::new(State {
                     seq: last_seq,
                     store_error: None,
@@ -75,8 +83,29 @@ impl Recorder {
         &self.inner.store
     }
 
+    /// `value` with every known secret replaced by its `[REDACTED:NAME]` marker,
+    /// through its JSON form (the shape is kept: markers are strings where the
+    /// secrets were).
+    pub fn redacted<T>(&self, value: T) -> T
+    where
+        T: serde::Serialize + serde::de::DeserializeOwned,
+    {
+        match serde_json::to_value(&value) {
+            Ok(json) => {
+                let clean = self.inner.redactor.redact_value(&json);
+                if clean == json {
+                    value
+                } else {
+                    serde_json::from_value(clean).unwrap_or(value)
+                }
+            }
+            Err(_) => value,
+        }
+    }
+
     /// Records an event and tells the listeners.
     pub fn emit(&self, kind: EventKind) {
+        let kind = self.redacted(kind);
         // Held across the write so that seq order, store order and listener order agree.
         let mut state = self.state();
         state.seq += 1;
@@ -96,7 +125,12 @@ impl Recorder {
 
     /// Writes a step record.
     pub fn put_step(&self, record: &StepRecord) {
-        if let Err(err) = self.inner.store.put_step(&self.inner.run_id, record) {
+        let mut record = record.clone();
+        record.output = record.output.map(|v| self.inner.redactor.redact_value(&v));
+        record.error = record
+            .error
+            .map(|e| self.inner.redactor.redact_str(&e).into_owned());
+        if let Err(err) = self.inner.store.put_step(&self.inner.run_id, &record) {
             self.state().store_error.get_or_insert(err.to_string());
         }
     }

@@ -243,6 +243,7 @@ pub(crate) fn finish_run(ctx: &RunCtx, plan: &Plan, outcome: GraphOutcome) -> Ru
         completion: ctx.task.last_completion(),
         gates,
     };
+    let report = ctx.recorder.redacted(report);
     ctx.recorder.emit(EventKind::RunFinished {
         status,
         duration_ms,

@@ -23,6 +23,7 @@ use tokio_util::sync::CancellationToken;
 use super::{AgentRunner, Plan, ToolInvoker};
 use crate::checks::Discovery;
 use crate::events::EventListener;
+use crate::policy::Redactor;
 use crate::recipe::Recipe;
 use crate::store::{RunRecord, Store, StoreError};
 use crate::tools::fs::CheckpointStore;
@@ -52,6 +53,9 @@ pub struct ExecutorConfig {
     pub process_env: BTreeMap<String, String>,
     /// Where file tools store the preimage of every write (for `protoflow undo`).
     pub checkpoints: Option<Arc<CheckpointStore>>,
+    /// Known secrets, replaced by markers in every event, step record, stored
+    /// input and report of a run.
+    pub redactor: Arc<Redactor>,
     /// The project's checks, frozen for the run (the task state selects among
     /// them and reads their declared dependencies).
     pub checks: Option<Arc<Discovery>>,
@@ -82,6 +86,7 @@ impl ExecutorConfig {
             process_env: BTreeMap::new(),
             checkpoints: None,
             checks: None,
+            redactor: Arc::new(Redactor::from_process_env()),
         }
     }
 }

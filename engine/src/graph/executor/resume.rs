@@ -13,6 +13,8 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use serde_json::Value;
+
 use super::coordinator::{Graph, run_graph};
 use super::finish::finish_run;
 use super::run::RunCtx;
@@ -46,6 +48,13 @@ pub(crate) async fn resume(
     if record.status == RunStatus::Succeeded {
         return Err(ExecError::AlreadySucceeded(run_id.to_string()));
     }
+    if holds_redaction(&record.inputs) {
+        return Err(ExecError::Rebuild {
+            run_id: run_id.to_string(),
+            reason: "an input held a secret, which is never stored; start a new run instead"
+                .to_string(),
+        });
+    }
     let plan = rebuild(&record).map_err(|reason| ExecError::Rebuild {
         run_id: run_id.to_string(),
         reason,
@@ -61,6 +70,7 @@ pub(crate) async fn resume(
         run_id.to_string(),
         last_seq,
         options.listeners.clone(),
+        Arc::clone(&config.redactor),
     );
     let index_of: HashMap<&str, usize> = plan
         .nodes
@@ -155,4 +165,14 @@ pub(crate) async fn resume(
     graph.loops_taken = loops_taken;
     let outcome = run_graph(Arc::clone(&ctx), graph).await;
     Ok(finish_run(&ctx, &plan, outcome))
+}
+
+/// Whether a stored value carries a redaction marker (a secret that was not stored).
+fn holds_redaction(value: &Value) -> bool {
+    match value {
+        Value::String(s) => s.contains("[REDACTED:"),
+        Value::Array(items) => items.iter().any(holds_redaction),
+        Value::Object(map) => map.values().any(holds_redaction),
+        _ => false,
+    }
 }

@@ -154,11 +154,18 @@ pub(crate) async fn start(
         recipe_name: plan.recipe.name.clone(),
         recipe_origin: origin_text(&plan.recipe.origin),
         recipe_document: document,
-        inputs: inputs.clone(),
+        // A secret given as an input is never stored; resume refuses such a run.
+        inputs: config.redactor.redact_value(&inputs),
         project_root: config.project_root.display().to_string(),
         started_at_ms,
     })?;
-    let recorder = Recorder::new(config.store.clone(), run_id, 0, options.listeners.clone());
+    let recorder = Recorder::new(
+        config.store.clone(),
+        run_id,
+        0,
+        options.listeners.clone(),
+        Arc::clone(&config.redactor),
+    );
     recorder.emit(EventKind::RunStarted {
         recipe: plan.recipe.name.clone(),
         inputs: inputs.clone(),
