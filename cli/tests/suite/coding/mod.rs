@@ -7,6 +7,7 @@
 mod changes;
 mod contract;
 pub mod fixtures;
+mod js;
 mod openai;
 mod resume;
 pub mod server;
