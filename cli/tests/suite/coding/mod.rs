@@ -4,6 +4,7 @@
 //! verdict (computed from receipts and file revisions) and the exit code.
 //! `openai` runs the same flow against a local OpenAI-compatible server.
 
+mod ask;
 mod changes;
 mod contract;
 pub mod fixtures;
