@@ -68,10 +68,11 @@ impl LiveView {
         self.bar.finish_and_clear();
     }
 
-    /// Prints a line above the spinner (or nothing when hidden).
+    /// Prints a line above the spinner (or nothing when hidden), control
+    /// characters escaped.
     pub fn println(&self, line: &str) {
         if self.enabled {
-            self.bar.println(line);
+            self.bar.println(crate::output::printable(line));
         }
     }
 

@@ -9,7 +9,7 @@ use clap::Args;
 use crate::{out, outln};
 use protoflow_engine::graph::RunReport;
 
-use super::run::{project_store, summary};
+use super::run::{existing_project_store, summary};
 use crate::exit;
 
 /// Print a run's report.
@@ -31,8 +31,16 @@ pub struct ReportArgs {
 
 /// Runs the command; returns the exit code.
 pub fn run(args: &ReportArgs) -> u8 {
-    let (_root, store) = match project_store(args.project.as_deref()) {
-        Ok(opened) => opened,
+    let (_root, store) = match existing_project_store(args.project.as_deref()) {
+        Ok((root, Some(store))) => (root, store),
+        Ok((root, None)) => {
+            eprintln!(
+                "error: no run `{}` in this project's store (there are no runs in {})",
+                args.run_id,
+                root.display()
+            );
+            return exit::INVALID;
+        }
         Err(code) => return code,
     };
     let record = match store.run(&args.run_id) {
@@ -78,7 +86,7 @@ pub fn run(args: &ReportArgs) -> u8 {
     } else if args.markdown {
         out!("{}", report.to_markdown());
     } else {
-        out!("{}", summary(&report));
+        out!("{}", crate::output::printable(&summary(&report)));
     }
     exit::SUCCESS
 }

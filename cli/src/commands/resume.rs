@@ -12,8 +12,8 @@ use protoflow_engine::graph::{ExecError, ResumeOptions};
 use protoflow_engine::llm;
 
 use super::run::{
-    ModelArgs, OutputArgs, cancel_on_signals, executor_with_provider, finish, listeners,
-    project_store, runtime,
+    ModelArgs, OutputArgs, cancel_on_signals, executor_with_provider, existing_project_store,
+    finish, listeners, runtime,
 };
 use crate::approval::ApprovalArgs;
 use crate::exit;
@@ -42,8 +42,16 @@ pub struct ResumeArgs {
 
 /// Runs the command; returns the exit code.
 pub fn run(args: &ResumeArgs) -> u8 {
-    let (root, store) = match project_store(args.project.as_deref()) {
-        Ok(opened) => opened,
+    let (root, store) = match existing_project_store(args.project.as_deref()) {
+        Ok((root, Some(store))) => (root, store),
+        Ok((root, None)) => {
+            eprintln!(
+                "error: no run `{}` in this project's store (there are no runs in {})",
+                args.run_id,
+                root.display()
+            );
+            return exit::INVALID;
+        }
         Err(code) => return code,
     };
     let (listeners, view) = match listeners(&args.output) {

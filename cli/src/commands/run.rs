@@ -20,7 +20,7 @@ use protoflow_engine::graph::{
 use protoflow_engine::llm::{self, Provider};
 use protoflow_engine::recipe::load::project_discover_options;
 use protoflow_engine::recipe::{Recipe, StepKind};
-use protoflow_engine::store::Store;
+use protoflow_engine::store::{DB_DIR, Store};
 use protoflow_engine::tools::fs::CheckpointStore;
 use protoflow_engine::tools::process::base_process_env;
 use protoflow_engine::tools::project_registry;
@@ -174,15 +174,20 @@ fn open_store(root: &Path) -> Result<Store, u8> {
     })
 }
 
-/// The project root (`--project` or the current directory) and its store, printing
-/// the error: an unusable directory is invalid input, a store that cannot be
-/// opened an internal error.
-pub fn project_store(project: Option<&Path>) -> Result<(PathBuf, Store), u8> {
+/// The project root (`--project` or the current directory) and its store for the
+/// commands that only read the history (`runs`, `report`, `resume`): the store
+/// only when the project has one (`None`: no run was ever recorded here), never
+/// creating it. An unusable directory is invalid input, a store that cannot be
+/// opened an internal error (both printed).
+pub fn existing_project_store(project: Option<&Path>) -> Result<(PathBuf, Option<Store>), u8> {
     let root = project_root(project).map_err(|e| {
         eprintln!("error: {e}");
         exit::INVALID
     })?;
-    let store = open_store(&root)?;
+    let store = Store::open_existing_project(&root).map_err(|e| {
+        eprintln!("error: {e}");
+        exit::INTERNAL
+    })?;
     Ok((root, store))
 }
 
@@ -254,6 +259,12 @@ pub fn listeners(output: &OutputArgs) -> Result<Listeners, u8> {
     match output.events.as_deref() {
         None => {}
         Some("-") => listeners.push(Arc::new(JsonLinesWriter::new(std::io::stdout()))),
+        Some(path) if events_path_in_store(path) => {
+            eprintln!(
+                "error: --events `{path}` is inside a `.protoflow/` directory, protoflow's run store; write the events elsewhere"
+            );
+            return Err(exit::INVALID);
+        }
         Some(path) => match File::create(path) {
             Ok(file) => listeners.push(Arc::new(JsonLinesWriter::new(file))),
             Err(e) => {
@@ -263,6 +274,29 @@ pub fn listeners(output: &OutputArgs) -> Result<Listeners, u8> {
         },
     }
     Ok((listeners, view))
+}
+
+/// Whether an events file would land inside a `.protoflow/` directory (the run
+/// store: creating the file there would truncate the database), following
+/// symlinks and `..` to where the file really is.
+fn events_path_in_store(path: &str) -> bool {
+    let path = Path::new(path);
+    let resolved = match std::fs::canonicalize(path) {
+        Ok(real) => real,
+        Err(_) => {
+            let parent = match path.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => Path::new("."),
+            };
+            match (std::fs::canonicalize(parent), path.file_name()) {
+                (Ok(dir), Some(name)) => dir.join(name),
+                _ => path.to_path_buf(),
+            }
+        }
+    };
+    resolved
+        .components()
+        .any(|c| c.as_os_str() == std::ffi::OsStr::new(DB_DIR))
 }
 
 /// A multi-threaded runtime, or the internal-error exit code.
@@ -303,7 +337,7 @@ pub fn finish(report: &RunReport, output: &OutputArgs, view: &LiveView) -> u8 {
             }
         }
         if !output.quiet {
-            eprint!("{}", summary(report));
+            eprint!("{}", crate::output::printable(&summary(report)));
         }
     }
     run_output::exit_code_of(report)

@@ -11,7 +11,7 @@ use protoflow_engine::graph::format_ms;
 use serde_json::json;
 
 use super::checkpoints::format_utc;
-use super::run::project_store;
+use super::run::existing_project_store;
 use crate::exit;
 
 /// List past runs.
@@ -30,13 +30,15 @@ pub struct RunsArgs {
 
 /// Runs the command; returns the exit code.
 pub fn run(args: &RunsArgs) -> u8 {
-    let (root, store) = match project_store(args.project.as_deref()) {
+    let (root, store) = match existing_project_store(args.project.as_deref()) {
         Ok(opened) => opened,
         Err(code) => return code,
     };
-    let runs = match store.runs(args.limit) {
-        Ok(runs) => runs,
-        Err(e) => {
+    let runs = match store.map(|store| store.runs(args.limit)) {
+        Some(Ok(runs)) => runs,
+        // No store: no runs, and nothing is created.
+        None => Vec::new(),
+        Some(Err(e)) => {
             eprintln!("error: {e}");
             return exit::INTERNAL;
         }

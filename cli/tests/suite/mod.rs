@@ -1,3 +1,4 @@
+mod adversarial;
 mod agent;
 mod coding;
 mod eval;

@@ -111,7 +111,13 @@ pub fn to_dot(plan: &Plan) -> String {
     let _ = writeln!(out, "digraph {} {{", dot_quote(&plan.recipe.name));
     out.push_str("  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\"];\n");
     for (i, node) in plan.nodes.iter().enumerate() {
-        let label = node_lines(node).join("\\n");
+        // Each line's own backslashes are doubled (Graphviz reads `\N`, `\l`, ...
+        // as escapes); only the line breaks added here are escapes.
+        let label = node_lines(node)
+            .iter()
+            .map(|l| l.replace('\\', "\\\\"))
+            .collect::<Vec<_>>()
+            .join("\\n");
         let mut attrs = vec![format!("label={}", dot_quote_raw(&label))];
         match node.step.kind {
             StepKind::Agent { .. } => attrs.push("style=rounded".into()),

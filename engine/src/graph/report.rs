@@ -240,6 +240,18 @@ pub fn format_ms(ms: u64) -> String {
     }
 }
 
+/// One line of Markdown: `|` escaped (tables), line breaks as spaces, and other
+/// control characters (terminal escapes) shown as `\u{1b}` rather than sent raw.
 fn escape(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '|' => out.push_str("\\|"),
+            '\n' | '\r' => out.push(' '),
+            '\t' => out.push(c),
+            c if c.is_control() => out.extend(c.escape_default()),
+            c => out.push(c),
+        }
+    }
+    out
 }

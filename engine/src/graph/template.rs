@@ -4,12 +4,17 @@
 //! is an error, never an empty string. The data is `inputs.*`, `steps.<id>.output`,
 //! `steps.<id>.status` (and `.attempt`, `.error`, `.instances` for fan-outs), and in
 //! a fan-out instance the item variable and `index`. A string that is exactly one
-//! `{{ expression }}` keeps the expression's type (a list stays a list). This module
-//! evaluates only; it never decides what a result means.
+//! `{{ expression }}` keeps the expression's type (a list stays a list). Every
+//! evaluation is bounded: at most [`TEMPLATE_FUEL`] instructions and
+//! [`TEMPLATE_OUTPUT_BYTES`] of rendered text, so a runaway template fails instead
+//! of blocking the run past its timeouts. This module evaluates only; it never
+//! decides what a result means.
 
 use minijinja::value::Serde;
-use minijinja::{Environment, UndefinedBehavior, Value as JinjaValue};
+use minijinja::{Environment, ErrorKind, UndefinedBehavior, Value as JinjaValue};
 use serde_json::{Map, Value};
+
+use crate::recipe::{TEMPLATE_FUEL, TEMPLATE_OUTPUT_BYTES};
 
 /// A template that could not be rendered or evaluated.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,14 +91,25 @@ impl Templates {
     pub fn new() -> Self {
         let mut env = Environment::new();
         env.set_undefined_behavior(UndefinedBehavior::Strict);
+        env.set_fuel(Some(TEMPLATE_FUEL));
         Templates { env }
     }
 
-    /// Renders a string template to a string.
+    /// Renders a string template to a string (at most [`TEMPLATE_OUTPUT_BYTES`]).
     pub fn render_string(&self, template: &str, data: &Data) -> Result<String, TemplateError> {
-        self.env
-            .render_str(template, data.0.clone())
-            .map_err(|e| error(template, describe(&e)))
+        let compiled = self
+            .env
+            .template_from_str(template)
+            .map_err(|e| error(template, describe(&e)))?;
+        let mut out = CappedOutput::default();
+        match compiled.render_captured_to(data.0.clone(), &mut out) {
+            Ok(_) => String::from_utf8(out.bytes).map_err(|e| error(template, e)),
+            Err(_) if out.over => Err(error(
+                template,
+                format!("the rendered text is over {TEMPLATE_OUTPUT_BYTES} bytes"),
+            )),
+            Err(e) => Err(error(template, describe(&e))),
+        }
     }
 
     /// Evaluates an expression (with or without `{{ }}` around it) to a JSON value.
@@ -153,8 +169,35 @@ impl Templates {
     }
 }
 
+/// Rendered text, refusing to grow past [`TEMPLATE_OUTPUT_BYTES`].
+#[derive(Default)]
+struct CappedOutput {
+    bytes: Vec<u8>,
+    over: bool,
+}
+
+impl std::io::Write for CappedOutput {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.bytes.len().saturating_add(buf.len()) > TEMPLATE_OUTPUT_BYTES {
+            self.over = true;
+            return Err(std::io::Error::other("template output limit reached"));
+        }
+        self.bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// The error with its chain (minijinja puts the detail in the source).
 fn describe(err: &minijinja::Error) -> String {
+    if err.kind() == ErrorKind::OutOfFuel {
+        return format!(
+            "the template did more than {TEMPLATE_FUEL} steps of work and was stopped (a runaway loop?)"
+        );
+    }
     let mut text = err.to_string();
     let mut source = std::error::Error::source(err);
     while let Some(cause) = source {
@@ -223,6 +266,39 @@ mod tests {
         assert!(err.reason.contains("undefined"), "{err}");
         assert!(t.eval("steps.nope.output", &data()).is_err());
         assert!(t.condition("inputs.nope", &data()).is_err());
+    }
+
+    #[test]
+    fn a_runaway_loop_is_stopped_by_the_fuel_bound() {
+        let t = Templates::new();
+        let err = t
+            .render_string(
+                "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+                &data(),
+            )
+            .unwrap_err();
+        assert!(err.reason.contains("steps of work"), "{err}");
+        // Real work stays well within the bound.
+        let n = t
+            .eval("range(10000) | map('string') | list | length", &data())
+            .unwrap();
+        assert_eq!(n, serde_json::json!(10000));
+    }
+
+    #[test]
+    fn rendered_text_is_capped() {
+        let t = Templates::new();
+        let err = t
+            .render_string(
+                "{% for i in range(20) %}{{ 'x' * 1000000 }}{% endfor %}",
+                &data(),
+            )
+            .unwrap_err();
+        assert!(err.reason.contains("bytes"), "{err}");
+        let ok = t
+            .render_string("{% for i in range(10000) %}{{ i }},{% endfor %}", &data())
+            .unwrap();
+        assert!(ok.starts_with("0,1,2,") && ok.ends_with("9999,"));
     }
 
     #[test]

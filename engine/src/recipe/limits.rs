@@ -73,6 +73,42 @@ pub mod bounds {
         default: 2,
         ceiling: 20,
     };
+    /// Corrections of an invalid typed output (`output.corrections`).
+    pub const OUTPUT_CORRECTIONS: Bound = Bound {
+        name: "corrections",
+        default: 2,
+        ceiling: 10,
+    };
+    /// A role's model turns per inference window (`limits.turns_per_window`).
+    pub const TURNS_PER_WINDOW: Bound = Bound {
+        name: "turns_per_window",
+        default: 10,
+        ceiling: 100,
+    };
+    /// A role's inference windows per call (`limits.windows`).
+    pub const WINDOWS: Bound = Bound {
+        name: "windows",
+        default: 3,
+        ceiling: 20,
+    };
+    /// Characters one file read returns to a role (`limits.read_chars`).
+    pub const READ_CHARS: Bound = Bound {
+        name: "read_chars",
+        default: 8_192,
+        ceiling: 1_048_576,
+    };
+    /// Invalid tool calls a role gets corrected (`limits.corrections`).
+    pub const ROLE_CORRECTIONS: Bound = Bound {
+        name: "corrections",
+        default: 2,
+        ceiling: 10,
+    };
+    /// Output tokens reserved per model turn (`limits.output_tokens`).
+    pub const OUTPUT_TOKENS: Bound = Bound {
+        name: "output_tokens",
+        default: 1_024,
+        ceiling: 200_000,
+    };
     /// Step timeout, in seconds.
     pub const STEP_TIMEOUT_SECS: Bound = Bound {
         name: "timeout",
@@ -80,6 +116,14 @@ pub mod bounds {
         ceiling: 86_400,
     };
 }
+
+/// Instructions one template or expression may execute when rendered at run time
+/// (minijinja's fuel): a runaway loop in a recipe's template fails its step instead
+/// of blocking the run past every timeout.
+pub const TEMPLATE_FUEL: u64 = 20_000_000;
+
+/// Bytes one template may render to at run time (16 MiB).
+pub const TEMPLATE_OUTPUT_BYTES: usize = 16 * 1024 * 1024;
 
 /// A run's (or a step's) limits, with every field resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

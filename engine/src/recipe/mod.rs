@@ -17,7 +17,7 @@ pub mod yaml;
 
 pub use check::parse_duration;
 pub use diagnostic::{Diagnostic, DiagnosticRecord, Diagnostics};
-pub use limits::{Bound, Limits, bounds};
+pub use limits::{Bound, Limits, TEMPLATE_FUEL, TEMPLATE_OUTPUT_BYTES, bounds};
 pub use load::{LoadOptions, RecipeRef, load_recipe, load_recipe_str, resolve_recipe_arg};
 pub use source::Source;
 pub use validated::{

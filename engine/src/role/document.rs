@@ -119,3 +119,25 @@ pub struct RoleLimitsDocument {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub continuations: Option<u32>,
 }
+
+impl RoleLimitsDocument {
+    /// The fields set above their engine ceiling: `(field, value, ceiling)`.
+    pub fn over_ceiling(&self) -> Vec<(&'static str, u64, u64)> {
+        use crate::recipe::bounds::{
+            OUTPUT_TOKENS, READ_CHARS, ROLE_CORRECTIONS, TURNS_PER_WINDOW, WINDOWS,
+        };
+        [
+            (TURNS_PER_WINDOW, self.turns_per_window),
+            (WINDOWS, self.windows),
+            (READ_CHARS, self.read_chars),
+            (ROLE_CORRECTIONS, self.corrections),
+            (OUTPUT_TOKENS, self.output_tokens),
+        ]
+        .into_iter()
+        .filter_map(|(bound, value)| {
+            let value = u64::from(value?);
+            (value > bound.ceiling).then_some((bound.name, value, bound.ceiling))
+        })
+        .collect()
+    }
+}

@@ -109,6 +109,19 @@ pub fn check_role(doc: &RoleDocument, source: &Source, spans: &SpanIndex) -> Dia
             }
         }
     }
+    if let Some(limits) = &doc.limits {
+        for (field, value, ceiling) in limits.over_ceiling() {
+            diags.push(
+                Diagnostic::new(
+                    "role::limit-over-ceiling",
+                    format!("`{field}` of {value} is over the engine ceiling of {ceiling}"),
+                )
+                .at_opt(at(&format!("/limits/{field}")))
+                .with_label("over the ceiling")
+                .with_help(format!("use at most {ceiling}")),
+            );
+        }
+    }
     let mut prompts: Vec<(String, &str)> = Vec::new();
     if let Some(p) = &doc.prompt {
         prompts.push(("/prompt".into(), p));

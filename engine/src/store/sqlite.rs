@@ -74,6 +74,18 @@ impl Store {
         Store::open(&dir.join(DB_FILE))
     }
 
+    /// Opens the store of the project at `root` only when it exists: `Ok(None)`
+    /// when the project has no store yet, so that commands which only read the
+    /// history (`runs`, `report`, `resume`) never create one.
+    pub fn open_existing_project(root: &Path) -> Result<Option<Store>, StoreError> {
+        let path = root.join(DB_DIR).join(DB_FILE);
+        match std::fs::symlink_metadata(&path) {
+            Ok(_) => Store::open_project(root).map(Some),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io_err(&path, e)),
+        }
+    }
+
     /// Opens (creating if needed) a store file at `path`, migrating it.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         // Create the file ourselves so it is 0600 from its first byte; SQLite gives

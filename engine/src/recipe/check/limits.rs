@@ -126,7 +126,7 @@ pub(super) fn duration(ctx: &mut Ctx<'_>, text: &str, bound: Bound, ptr: &str) -
 }
 
 /// A written value over its engine ceiling.
-fn over_ceiling(name: &str, v: u64, ceiling: u64) -> Diagnostic {
+pub(super) fn over_ceiling(name: &str, v: u64, ceiling: u64) -> Diagnostic {
     Diagnostic::new(
         "recipe::limit-over-ceiling",
         format!("`{name}` of {v} is over the engine ceiling of {ceiling}"),

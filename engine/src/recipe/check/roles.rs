@@ -149,6 +149,12 @@ fn apply_overrides(
         });
     }
     if let Some(l) = &rref.limits {
+        for (field, value, ceiling) in l.over_ceiling() {
+            ctx.at(
+                super::limits::over_ceiling(field, value, ceiling),
+                &format!("{ptr}/limits/{field}"),
+            );
+        }
         let mut limits = role.limits.take().unwrap_or_default();
         macro_rules! over {
             ($($f:ident),*) => { $( if l.$f.is_some() { limits.$f = l.$f; } )* };

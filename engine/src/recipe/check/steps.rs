@@ -182,9 +182,18 @@ pub(super) fn check_steps(
                     &format!("{ptr}/output/schema"),
                 );
             }
+            let bound = crate::recipe::bounds::OUTPUT_CORRECTIONS;
+            let mut corrections = o.corrections.unwrap_or(DEFAULT_CORRECTIONS);
+            if u64::from(corrections) > bound.ceiling {
+                ctx.at(
+                    super::limits::over_ceiling(bound.name, corrections.into(), bound.ceiling),
+                    &format!("{ptr}/output/corrections"),
+                );
+                corrections = bound.ceiling as u32;
+            }
             OutputSpec {
                 schema: o.schema.clone(),
-                corrections: o.corrections.unwrap_or(DEFAULT_CORRECTIONS),
+                corrections,
             }
         });
         if let Some(kind) = kind {
