@@ -160,3 +160,25 @@ pub fn counted(completion: &Value) -> Vec<String> {
 pub fn read(ran: &Ran, path: &str) -> String {
     std::fs::read_to_string(ran.dir.path().join(path)).unwrap()
 }
+
+/// A JavaScript module whose `add` subtracts.
+pub const BUGGY_MATH_JS: &str = "function add(a, b) {\n  return a - b;\n}\n\nfunction double(a) {\n  return a * 2;\n}\n\nmodule.exports = { add, double };\n";
+/// The same module, fixed.
+pub const FIXED_MATH_JS: &str = "function add(a, b) {\n  return a + b;\n}\n\nfunction double(a) {\n  return a * 2;\n}\n\nmodule.exports = { add, double };\n";
+/// Its `node:test` suite (no dependencies, nothing to install).
+pub const MATH_JS_TESTS: &str = "const test = require('node:test');\nconst assert = require('node:assert');\nconst { add, double } = require('../math.js');\n\ntest('add adds', () => {\n  assert.strictEqual(add(2, 3), 5);\n});\n\ntest('double doubles', () => {\n  assert.strictEqual(double(4), 8);\n});\n";
+
+/// The check discovery finds for the JavaScript fixture.
+pub const JS_CHECK: &str = "npm:test";
+
+/// A test directory holding a Node project (`npm test` is `node --test`) with
+/// `math.js` as given. No `node_modules`, no network: node's own test runner.
+pub fn js_project(math: &str) -> Test {
+    no_providers(Test::new())
+        .file(
+            "package.json",
+            "{\n  \"name\": \"math\",\n  \"version\": \"1.0.0\",\n  \"private\": true,\n  \"scripts\": {\"test\": \"node --test\"}\n}\n",
+        )
+        .file("math.js", math)
+        .file("test/math.test.js", MATH_JS_TESTS)
+}
