@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::error::AgentError;
 use super::profile::Profile;
+use crate::recipe::{TEMPLATE_FUEL, TEMPLATE_OUTPUT_BYTES};
 use crate::role::RoleDocument;
 
 /// The role's prompt text for `profile`: the overlay's `prompt` replaces the role's,
@@ -54,6 +55,8 @@ pub fn render_system_prompt(
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+    // The same bounds as every run-time template: a prompt is data too.
+    env.set_fuel(Some(TEMPLATE_FUEL));
     let mut context = match data {
         Value::Object(map) => map.clone(),
         _ => Map::new(),
@@ -66,10 +69,19 @@ pub fn render_system_prompt(
         &text,
         minijinja::value::Value::from(minijinja::value::Serde(Value::Object(context))),
     )
-    .map(|s| s.trim_end().to_string())
     .map_err(|e| AgentError::Prompt {
         role: role_key.to_string(),
         reason: e.to_string(),
+    })
+    .and_then(|s| {
+        if s.len() > TEMPLATE_OUTPUT_BYTES {
+            Err(AgentError::Prompt {
+                role: role_key.to_string(),
+                reason: format!("the rendered prompt is over {TEMPLATE_OUTPUT_BYTES} bytes"),
+            })
+        } else {
+            Ok(s.trim_end().to_string())
+        }
     })
 }
 
@@ -107,6 +119,15 @@ mod tests {
         assert_eq!(api, "Short: fix it");
         let large = render_system_prompt("w", &r, Profile::Large, "x:70b", "t", &data).unwrap();
         assert_eq!(large, "You work on demo as worker (large).");
+    }
+
+    #[test]
+    fn a_runaway_prompt_template_is_stopped_not_rendered_forever() {
+        let r = role(json!({
+            "prompt": "{% for a in range(100000) %}{% for b in range(100000) %}x{% endfor %}{% endfor %}"
+        }));
+        let err = render_system_prompt("w", &r, Profile::Medium, "m", "t", &json!({})).unwrap_err();
+        assert!(err.to_string().contains("role `w`"), "{err}");
     }
 
     #[test]
