@@ -175,3 +175,37 @@ fn a_run_killed_mid_run_resumes_keeping_completed_steps_and_never_replaying_unce
     );
     assert_eq!(store.integrity_check().unwrap(), "ok");
 }
+
+#[test]
+fn a_resumed_run_keeps_what_earlier_executions_spent_of_its_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    // Three tool calls are allowed in all: the first execution spends two (one
+    // echo, one failing command), so the resumed execution may make only one more.
+    let recipe = plan(json!({
+        "limits": {"tool_calls": 3},
+        "steps": [
+            {"id": "a", "tool": "echo", "with": {"value": 1}},
+            {"id": "gate", "tool": "execute_command", "needs": ["a"],
+             "with": {"argv": sh("test -f release")}},
+            {"id": "b", "tool": "echo", "needs": ["gate"], "with": {"value": 2}},
+            {"id": "c", "tool": "echo", "needs": ["b"], "with": {"value": 3}}
+        ]
+    }));
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let store = Store::open_project(&root).unwrap();
+    let executor = Executor::new(ExecutorConfig::new(store, root.clone()));
+    let first = runtime
+        .block_on(executor.run(recipe, IndexMap::new(), RunOptions::default()))
+        .unwrap();
+    assert_eq!(first.status, RunStatus::Failed);
+    assert_eq!(first.budget.used.tool_calls, 2);
+
+    std::fs::write(root.join("release"), "").unwrap();
+    let resumed = runtime
+        .block_on(executor.resume(&first.run_id, rebuild, ResumeOptions::default()))
+        .unwrap();
+    // gate (again) is the third call; b would be the fourth: refused.
+    assert_eq!(resumed.status, RunStatus::BudgetExhausted, "{resumed:#?}");
+    assert_eq!(resumed.budget.used.tool_calls, 3);
+}

@@ -20,9 +20,10 @@ use super::finish::finish_run;
 use super::run::RunCtx;
 use super::state::InstanceResult;
 use super::{ExecError, ExecutorConfig, ResumeOptions};
+use crate::events::Event;
 use crate::events::{EventKind, RunStatus, StepStatus};
 use crate::graph::recorder::Recorder;
-use crate::graph::{Plan, RunReport};
+use crate::graph::{Plan, Resource, RunReport};
 use crate::recipe::StepKind;
 use crate::store::RunRecord;
 use crate::tools::{Effect, lookup};
@@ -154,6 +155,11 @@ pub(crate) async fn resume(
     let ctx = RunCtx::new(config, recorder, &plan, options.cancel, &record.inputs);
     // The task state continues from the evidence of the earlier executions.
     ctx.task.rebuild(&receipts, checkpoints.as_deref());
+    // So does the budget: what earlier executions spent stays spent.
+    for (resource, used) in spent_before(&events, receipts.len()) {
+        let amount = used.min(ctx.budget.max(resource));
+        let _ = ctx.budget.charge(resource, amount);
+    }
     let mut graph = Graph::new(
         Arc::clone(&plan),
         String::new(),
@@ -175,4 +181,32 @@ fn holds_redaction(value: &Value) -> bool {
         Value::Object(map) => map.values().any(holds_redaction),
         _ => false,
     }
+}
+
+/// What earlier executions of a run spent, from its stored events and receipts:
+/// every tool call left a receipt; every model call an event with its attempts
+/// and tokens (reported, else estimated). Wall time is per execution.
+fn spent_before(events: &[Event], receipts: usize) -> [(Resource, u64); 3] {
+    let (mut model_calls, mut tokens) = (0u64, 0u64);
+    for event in events {
+        if let EventKind::ModelCalled {
+            attempts,
+            estimated_tokens,
+            input_tokens,
+            output_tokens,
+            ..
+        } = &event.kind
+        {
+            model_calls += u64::from(*attempts);
+            tokens += match (input_tokens, output_tokens) {
+                (None, None) => *estimated_tokens,
+                (input, output) => input.unwrap_or(0) + output.unwrap_or(0),
+            };
+        }
+    }
+    [
+        (Resource::ToolCalls, receipts as u64),
+        (Resource::ModelCalls, model_calls),
+        (Resource::Tokens, tokens),
+    ]
 }
