@@ -73,8 +73,10 @@ pub fn run(args: &RunsArgs) -> u8 {
         "DURATION"
     );
     for r in &runs {
-        let status = if r.status == RunStatus::Running {
-            "running?".to_string() // or its process died: `protoflow resume`
+        let status = if r.status == RunStatus::Running && r.process_alive() {
+            "running".to_string()
+        } else if r.status == RunStatus::Running {
+            "interrupted".to_string() // its process died: `protoflow resume` continues it
         } else {
             r.status.to_string()
         };

@@ -248,6 +248,14 @@ fn a_run_killed_with_sigkill_is_resumed_without_re_running_completed_steps() {
         .args(["-KILL", "--", &format!("-{}", pgid.trim())])
         .status();
     let run_id = last_run(project.path());
+    let listed = protoflow(project.path()).args(["runs"]).output().unwrap();
+    let listing = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        listing
+            .lines()
+            .any(|l| l.starts_with(&run_id) && l.contains("interrupted")),
+        "a run whose process died is listed as interrupted:\n{listing}"
+    );
 
     let out = protoflow(project.path())
         .args(["resume", &run_id, "--json"])

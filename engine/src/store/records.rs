@@ -54,6 +54,26 @@ pub struct RunRecord {
     pub report: Option<Value>,
 }
 
+impl RunRecord {
+    /// Whether the process of a run recorded as `running` is still there (a dead
+    /// one left the run interrupted: `protoflow resume` continues it). A pid reused
+    /// by an unrelated process reads as alive; nothing here can tell them apart.
+    pub fn process_alive(&self) -> bool {
+        let Ok(pid) = i32::try_from(self.pid) else {
+            return false;
+        };
+        if pid <= 0 {
+            return false;
+        }
+        match nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None) {
+            Ok(()) => true,
+            // It exists but belongs to someone else.
+            Err(nix::errno::Errno::EPERM) => true,
+            Err(_) => false,
+        }
+    }
+}
+
 /// A stored step (or fan-out instance).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StepRecord {
