@@ -151,3 +151,21 @@ fn an_approval_preset_lets_the_call_run() {
         .run();
     assert!(ran.stdout.contains("hello"), "{}", ran.stdout);
 }
+
+#[test]
+fn extending_a_recipe_can_narrow_its_ceiling_but_never_widen_it() {
+    let widen = "apiVersion: protoflow/v1\nkind: Recipe\nname: wide\nextends: verify\ncapabilities:\n  filesystem.write: allow\n";
+    Test::new()
+        .file("wide.yaml", widen)
+        .args(["validate", "wide.yaml"])
+        .status(2)
+        .stderr_contains("recipe::ceiling-widened")
+        .stderr_contains("wide.yaml:6")
+        .run();
+    let narrow = "apiVersion: protoflow/v1\nkind: Recipe\nname: narrow\nextends: verify\ncapabilities:\n  process.execute: ask\n  network.read: deny\n";
+    Test::new()
+        .file("narrow.yaml", narrow)
+        .args(["validate", "narrow.yaml"])
+        .status(0)
+        .run();
+}

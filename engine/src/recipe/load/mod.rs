@@ -26,7 +26,7 @@ use super::document::RecipeDocument;
 use super::schema::SchemaKind;
 use super::source::Source;
 use super::validated::{Origin, Recipe};
-use super::yaml::YamlLimits;
+use super::yaml::{YamlLimits, pointer_join};
 use crate::builtins::{self, Builtin};
 use crate::role::RoleSearchPath;
 
@@ -294,6 +294,9 @@ impl<'o> Loader<'o> {
             chain,
         )?;
         chain.pop();
+        widened_ceiling(&base.value, &doc.value, |ptr| {
+            doc.spans.nearest(ptr).map(|s| (source.clone(), s))
+        })?;
         let mut map = SourceMap::default();
         let child_file = map.add_file(source, doc.spans);
         let shift = map.absorb_files(&base.map);
@@ -307,6 +310,53 @@ impl<'o> Loader<'o> {
         );
         Ok(Merged { value, map })
     }
+}
+
+/// Authority only narrows, across `extends` too: a recipe may tighten its base's
+/// capability ceiling, never loosen it (a capability the base does not list is not
+/// narrowed by the base, so the extending recipe may set it freely).
+fn widened_ceiling(
+    base: &Value,
+    child: &Value,
+    locate: impl Fn(&str) -> Option<(Source, std::ops::Range<usize>)>,
+) -> Result<(), Diagnostics> {
+    let rank = |d: &str| match d {
+        "deny" => 0,
+        "ask" => 1,
+        _ => 2,
+    };
+    let (Some(base_caps), Some(child_caps)) = (
+        base.get("capabilities").and_then(Value::as_object),
+        child.get("capabilities").and_then(Value::as_object),
+    ) else {
+        return Ok(());
+    };
+    let mut diags = Diagnostics::new();
+    for (capability, decision) in child_caps {
+        let (Some(wanted), Some(base_decision)) = (
+            decision.as_str(),
+            base_caps.get(capability).and_then(Value::as_str),
+        ) else {
+            continue;
+        };
+        if rank(wanted) > rank(base_decision) {
+            let ptr = pointer_join("/capabilities", capability);
+            diags.push(
+                Diagnostic::new(
+                    "recipe::ceiling-widened",
+                    format!(
+                        "`{capability}: {wanted}` would widen the extended recipe's ceiling (`{base_decision}` there)"
+                    ),
+                )
+                .at_opt(locate(&ptr))
+                .with_label("wider than the base")
+                .with_help(format!(
+                    "authority only narrows: use `{base_decision}` or narrower, or write a recipe that does not extend this one"
+                )),
+            );
+        }
+    }
+    if diags.is_empty() { Ok(()) } else { Err(diags) }
 }
 
 /// `builtin:coding` stays; a path shows its file name.
