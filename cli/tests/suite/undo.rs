@@ -33,14 +33,19 @@ fn protoflow(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
-#[test]
-fn an_edit_is_checkpointed_and_undone() {
-    let ran = Test::new()
+/// A project whose `notes.txt` the EDIT recipe has changed from draft to final.
+fn edited_project() -> super::harness::Ran {
+    Test::new()
         .file("notes.txt", "status: draft\n")
         .file("edit.yaml", EDIT)
         .args(["run", "edit.yaml", "--quiet"])
         .status(0)
-        .run();
+        .run()
+}
+
+#[test]
+fn an_edit_is_checkpointed_and_undone() {
+    let ran = edited_project();
     let dir = ran.dir.path();
     assert_eq!(
         std::fs::read_to_string(dir.join("notes.txt")).unwrap(),
@@ -69,12 +74,7 @@ fn an_edit_is_checkpointed_and_undone() {
 
 #[test]
 fn undo_refuses_when_the_file_changed_since() {
-    let ran = Test::new()
-        .file("notes.txt", "status: draft\n")
-        .file("edit.yaml", EDIT)
-        .args(["run", "edit.yaml", "--quiet"])
-        .status(0)
-        .run();
+    let ran = edited_project();
     let dir = ran.dir.path();
     std::fs::write(dir.join("notes.txt"), "status: changed by hand\n").unwrap();
     let undone = protoflow(dir, &["undo", "--yes"]);
@@ -90,12 +90,7 @@ fn undo_refuses_when_the_file_changed_since() {
 
 #[test]
 fn undo_without_yes_off_a_terminal_does_nothing() {
-    let ran = Test::new()
-        .file("notes.txt", "status: draft\n")
-        .file("edit.yaml", EDIT)
-        .args(["run", "edit.yaml", "--quiet"])
-        .status(0)
-        .run();
+    let ran = edited_project();
     let dir = ran.dir.path();
     let undone = protoflow(dir, &["undo"]);
     assert!(!undone.status.success());
