@@ -169,3 +169,13 @@ fn extending_a_recipe_can_narrow_its_ceiling_but_never_widen_it() {
         .status(0)
         .run();
 }
+
+#[test]
+fn a_project_without_checks_is_not_a_pass() {
+    Test::new()
+        .file("README.md", "nothing to run here\n")
+        .args(["run", "verify"])
+        .status(1)
+        .stderr_contains("nothing was verified")
+        .run();
+}
