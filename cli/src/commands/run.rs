@@ -372,7 +372,18 @@ pub fn summary(report: &RunReport) -> String {
         text.push_str(&format!("  steps: {}\n", parts.join(", ")));
     }
     text.push_str(&run_output::gate_lines(report));
-    for problem in &report.problems {
+    // A tripped gate is also one of the run's problems; it is shown once, above.
+    let gate_messages: Vec<&str> = report
+        .gates
+        .iter()
+        .filter(|g| g.tripped)
+        .filter_map(|g| g.message.as_deref())
+        .collect();
+    for problem in report
+        .problems
+        .iter()
+        .filter(|p| !gate_messages.iter().any(|m| p.ends_with(m)))
+    {
         text.push_str(&format!("  - {problem}\n"));
     }
     if let Some(completion) = &report.completion {
