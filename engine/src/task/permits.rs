@@ -3,12 +3,14 @@
 //!
 //! The request contract's ceiling; writes only inside the plan's write paths, never
 //! before a plan, never once editing is closed by a final check; a repair opens
-//! (lazily, at its first write) only through the repair gate; baseline checks only
+//! only through the repair gate, when a repair-phase step starts (so an attempt that
+//! writes nothing still uses a round) or at its first write; baseline checks only
 //! before the first change. Narrows only; never allows what the authority denied.
 
 use serde_json::Value;
 
 use super::handle::TaskHandle;
+use super::state::TaskState;
 use crate::evidence::completion::{may_repair, read_confined};
 use crate::policy::Phase;
 use crate::tools::fs::confine::normalize;
@@ -81,15 +83,7 @@ impl TaskHandle {
             )));
         }
         if phase == Phase::Repair && !state.repair_open {
-            let gate = may_repair(&self.input(&state));
-            match gate {
-                Ok(()) => {
-                    state.round += 1;
-                    state.repair_open = true;
-                    state.closed = None;
-                }
-                Err(why) => return Err(task(why)),
-            }
+            self.open_repair(&mut state).map_err(task)?;
         }
         if let Some(why) = &state.closed {
             return Err(task(format!(
@@ -101,6 +95,26 @@ impl TaskHandle {
             .originals
             .entry(path)
             .or_insert_with_key(|p| read_confined(&root, p));
+        Ok(())
+    }
+}
+
+impl TaskHandle {
+    /// A step of the repair phase starts: the round opens now (through the repair
+    /// gate) so that an attempt counts as a used repair even when it writes
+    /// nothing. When the gate refuses, nothing opens and writes stay refused.
+    pub fn enter_repair(&self) {
+        let mut state = self.lock();
+        if !state.repair_open {
+            let _ = self.open_repair(&mut state);
+        }
+    }
+
+    fn open_repair(&self, state: &mut TaskState) -> Result<(), String> {
+        may_repair(&self.input(state))?;
+        state.round += 1;
+        state.repair_open = true;
+        state.closed = None;
         Ok(())
     }
 }

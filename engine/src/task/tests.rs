@@ -178,6 +178,30 @@ fn a_final_check_closes_editing_and_a_completed_failure_opens_one_repair() {
 }
 
 #[test]
+fn a_repair_attempt_counts_even_when_it_writes_nothing_and_the_bound_then_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    let task = planned(&dir);
+    write(&task, dir.path(), "a.py", "x = 2\n");
+    final_check(&task, ReceiptStatus::Executed, "failed");
+    // Two repair steps start (their models fail, nothing is written), each after a
+    // completed failing final check.
+    task.enter_repair();
+    task.enter_repair(); // the same attempt asking again opens nothing more
+    assert_eq!(task.record().repairs, (1, 2));
+    final_check(&task, ReceiptStatus::Executed, "failed");
+    task.enter_repair();
+    assert_eq!(task.record().repairs, (2, 2));
+    final_check(&task, ReceiptStatus::Executed, "failed");
+    let verdict = task.completion();
+    assert_eq!(verdict.next, Next::Stop, "{verdict:#?}");
+    assert!(
+        verdict.left.iter().any(|l| l.contains("repair")),
+        "{:?}",
+        verdict.left
+    );
+}
+
+#[test]
 fn a_timed_out_final_check_never_opens_a_repair() {
     let dir = tempfile::tempdir().unwrap();
     let task = planned(&dir);

@@ -220,9 +220,13 @@ fn instance_phase(step: &Step, spec: &InstanceSpec) -> Phase {
 }
 
 fn tool_context(ctx: &RunCtx, step: &Step, spec: &InstanceSpec) -> ToolContext {
+    let phase = instance_phase(step, spec);
+    if phase == Phase::Repair {
+        ctx.task.enter_repair();
+    }
     let cancel = &spec.cancel;
     let mut tool_ctx = ToolContext::new(ctx.config.project_root.clone());
-    tool_ctx.phase = instance_phase(step, spec);
+    tool_ctx.phase = phase;
     tool_ctx.task = Some(ctx.task.clone());
     tool_ctx.cancel = cancel.clone();
     tool_ctx.output_bytes = usize::try_from(step.limits.output_bytes).unwrap_or(usize::MAX);
