@@ -22,11 +22,7 @@ fn a_fix_that_passes_on_first_verify_is_applied_verified_and_satisfied() {
         0,
     );
     let c = completion(&report);
-    assert_eq!(c["status"], "satisfied", "{c:#}");
-    assert_eq!(c["class"], "change");
-    assert_eq!(c["applied"], true);
-    assert_eq!(c["verified"], true);
-    assert_eq!(c["verification"], "passed");
+    assert_verified_change(c);
     assert_eq!(c["criteria_supported"], true);
     assert_eq!(counted(c), vec!["python:unittest:passed"]);
     let baseline: Vec<&serde_json::Value> = c["checks"]

@@ -182,3 +182,13 @@ pub fn js_project(math: &str) -> Test {
         .file("math.js", math)
         .file("test/math.test.js", MATH_JS_TESTS)
 }
+
+/// The verdict of a change request that was applied and verified by its final
+/// checks: satisfied, classed as a change, applied, verified, passed.
+pub fn assert_verified_change(c: &Value) {
+    assert_eq!(c["status"], "satisfied", "{c:#}");
+    assert_eq!(c["class"], "change");
+    assert_eq!(c["applied"], true);
+    assert_eq!(c["verified"], true);
+    assert_eq!(c["verification"], "passed");
+}

@@ -30,11 +30,7 @@ fn a_js_fix_is_verified_by_npm_test_with_the_executed_tests_counted() {
         0,
     );
     let c = completion(&report);
-    assert_eq!(c["status"], "satisfied", "{c:#}");
-    assert_eq!(c["class"], "change");
-    assert_eq!(c["applied"], true);
-    assert_eq!(c["verified"], true);
-    assert_eq!(c["verification"], "passed");
+    assert_verified_change(c);
     assert_eq!(c["selected_checks"], json!([JS_CHECK]));
     assert_eq!(counted(c), vec!["npm:test:passed"]);
     let checks = c["checks"].as_array().unwrap();

@@ -89,11 +89,7 @@ fn a_first_pass_fix_through_an_openai_compatible_server_is_verified_and_the_key_
 
     // The verdict: the same as with the scripted provider.
     let c = completion(&report);
-    assert_eq!(c["status"], "satisfied", "{c:#}");
-    assert_eq!(c["class"], "change");
-    assert_eq!(c["applied"], true);
-    assert_eq!(c["verified"], true);
-    assert_eq!(c["verification"], "passed");
+    assert_verified_change(c);
     assert_eq!(counted(c), vec!["python:unittest:passed"]);
     assert_eq!(read(&ran, "calc.py"), FIXED_CALC);
     assert_eq!(report["status"], "succeeded");
