@@ -90,8 +90,9 @@ pub fn run(args: &ResumeArgs) -> u8 {
             return exit::INVALID;
         }
     };
+    let recipe = std::sync::Arc::clone(&plan.recipe);
     let executor =
-        match executor_with_provider(store, root.clone(), &plan.recipe, &args.approval, provider) {
+        match executor_with_provider(store, root.clone(), &recipe, &args.approval, provider) {
             Ok(executor) => executor,
             Err(code) => return code,
         };
@@ -102,7 +103,8 @@ pub fn run(args: &ResumeArgs) -> u8 {
             listeners,
         };
         executor
-            .resume(&args.run_id, |record| rebuild_plan(record, &root), options)
+            // The stored recipe was validated and planned above; it is not done twice.
+            .resume(&args.run_id, move |_| Ok(plan), options)
             .await
     });
     match result {
