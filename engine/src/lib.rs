@@ -18,4 +18,5 @@ pub mod recipe;
 pub mod role;
 pub mod store;
 pub mod task;
+pub mod tls;
 pub mod tools;

@@ -21,7 +21,6 @@
 //! Every attempt is reported to the `AttemptObserver` as it ends and listed in the
 //! response, so the caller can charge all of them to the run budget.
 
-use std::sync::Once;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
@@ -147,15 +146,6 @@ impl Failure {
     }
 }
 
-/// Installs rustls' `ring` provider once (reqwest is built without a default one).
-pub(super) fn install_crypto_provider() {
-    static ONCE: Once = Once::new();
-    ONCE.call_once(|| {
-        // An error means another provider is already installed: that one serves.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-}
-
 /// A provider speaking wire format `W` over HTTP.
 pub(crate) struct HttpProvider<W: Wire> {
     settings: HttpSettings,
@@ -188,7 +178,7 @@ impl<W: Wire> HttpProvider<W> {
                 message: "the scheme must be http or https".into(),
             });
         }
-        install_crypto_provider();
+        crate::tls::ensure_crypto_provider();
         let client = reqwest::Client::builder()
             .timeout(settings.timeout)
             .connect_timeout(settings.timeout.min(Duration::from_secs(30)))

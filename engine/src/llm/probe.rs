@@ -75,7 +75,7 @@ pub async fn probe(description: &ProviderDescription, timeout: Duration) -> Reac
         error: Some(error),
         elapsed_ms: ms,
     };
-    super::http::install_crypto_provider();
+    crate::tls::ensure_crypto_provider();
     let client = match reqwest::Client::builder()
         .timeout(timeout)
         .connect_timeout(timeout)

@@ -19,7 +19,8 @@ use super::client::McpToolInfo;
 use super::config::{ServerConfig, Transport};
 use super::error::McpError;
 use super::process::{ServerProcess, spawn};
-use crate::tools::web::{USER_AGENT, ensure_crypto_provider};
+use crate::tls::ensure_crypto_provider;
+use crate::tools::web::USER_AGENT;
 
 /// A live session (and, for stdio, the server's process).
 pub(super) struct Connection {

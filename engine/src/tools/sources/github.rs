@@ -25,8 +25,9 @@ use serde_json::{Value, json};
 use url::Url;
 
 use crate::evidence::ReceiptFacts;
+use crate::tls::ensure_crypto_provider;
 use crate::tools::args::{builtin_spec, parse_args, schema_of};
-use crate::tools::web::{EnvReader, USER_AGENT, ensure_crypto_provider};
+use crate::tools::web::{EnvReader, USER_AGENT};
 use crate::tools::{PreparedCall, Preview, Tool, ToolContext, ToolError, ToolOutput, ToolSpec};
 
 const NAME: &str = "github_pull_request";

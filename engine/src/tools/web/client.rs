@@ -15,20 +15,11 @@ use reqwest::redirect;
 /// The User-Agent of every request protoflow's web tools make.
 pub const USER_AGENT: &str = concat!("protoflow/", env!("CARGO_PKG_VERSION"), " (web tools)");
 
-/// Installs the ring crypto provider as rustls' process default, once. Harmless
-/// when a provider (this one or another component's) is already installed.
-pub fn ensure_crypto_provider() {
-    if rustls::crypto::CryptoProvider::get_default().is_none() {
-        // Another thread may win the race; either way a provider is installed.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    }
-}
-
 /// A client builder with the settings every web request uses: no proxy (the
 /// address checks must apply to the real peer), no automatic redirects (each
 /// hop is checked by the caller), a connect timeout and protoflow's User-Agent.
 pub fn base_builder(connect_timeout: Duration) -> reqwest::ClientBuilder {
-    ensure_crypto_provider();
+    crate::tls::ensure_crypto_provider();
     reqwest::Client::builder()
         .no_proxy()
         .redirect(redirect::Policy::none())

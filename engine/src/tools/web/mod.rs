@@ -22,7 +22,7 @@ mod search;
 mod searxng;
 
 pub use brave::BraveBackend;
-pub use client::{USER_AGENT, ensure_crypto_provider};
+pub use client::USER_AGENT;
 pub use error::WebError;
 pub use fetch::{FetchConfig, FetchResult, FetchUrlTool, Fetcher};
 pub use guard::{FetchPolicy, Refusal, classify};
